@@ -1,0 +1,60 @@
+"""The service runtime: typed state on SQLite, tools, the result envelope, conformance.
+
+Two ways to declare a service, one runtime:
+
+* hand-written — a small module with a :class:`Service`, :class:`Entity` classes and typed,
+  documented tool functions (``@service.read`` / ``@service.write``);
+* declarative — a :class:`ServiceSpec` (JSON on disk) run by the generic engine
+  (:func:`build_service`); this is what the compiler emits.
+
+Services are mounted in an :class:`Environment` (one in-memory SQLite database) and called by
+qualified name; every call returns an envelope and a failed call leaves no trace.
+"""
+
+from compoworld.service._check import CheckReport, check_service
+from compoworld.service._db import Db, Table
+from compoworld.service._engine import build_service
+from compoworld.service._entity import Column, Entity
+from compoworld.service._envelope import Envelope
+from compoworld.service._environment import SEPARATOR, Environment, ToolFailure, qualified_name
+from compoworld.service._openai import openai_tools
+from compoworld.service._service import Service
+from compoworld.service._spec import (
+    EntitySpec,
+    FieldSpec,
+    ParamSpec,
+    Provenance,
+    ServiceSpec,
+    ToolSpec,
+    load_spec,
+    save_spec,
+)
+from compoworld.service._tool import Param, Tool, ToolKind
+
+__all__ = [
+    "SEPARATOR",
+    "CheckReport",
+    "Column",
+    "Db",
+    "Entity",
+    "EntitySpec",
+    "Envelope",
+    "Environment",
+    "FieldSpec",
+    "Param",
+    "ParamSpec",
+    "Provenance",
+    "Service",
+    "ServiceSpec",
+    "Table",
+    "Tool",
+    "ToolFailure",
+    "ToolKind",
+    "ToolSpec",
+    "build_service",
+    "check_service",
+    "load_spec",
+    "openai_tools",
+    "qualified_name",
+    "save_spec",
+]

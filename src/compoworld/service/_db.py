@@ -1,0 +1,325 @@
+"""``Db``: what a tool sees of the state — its own service's tables in the environment's SQLite.
+
+All SQL is parameterized; identifiers (tables, columns) come only from declared entities.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from pydantic import ValidationError
+
+from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError
+from compoworld.service._entity import Column, Entity, entity_columns
+
+SEQUENCE_TABLE = "_compoworld_seq"
+
+_OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One entity of one service, compiled to SQL."""
+
+    service: str
+    entity: type[Entity]
+    columns: tuple[Column, ...]
+    name: str = field(init=False)
+    names: tuple[str, ...] = field(init=False)
+    by_name: dict[str, Column] = field(init=False)
+    decoded: tuple[Column, ...] = field(init=False)
+    select_by_id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "name", f"{self.service}__{self.entity.entity_name}")
+        set_(self, "names", tuple(c.name for c in self.columns))
+        set_(self, "by_name", {c.name: c for c in self.columns})
+        set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
+        set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
+
+    @classmethod
+    def of(cls, service: str, entity: type[Entity]) -> Table:
+        return cls(service, entity, entity_columns(entity))
+
+    @property
+    def entity_name(self) -> str:
+        return self.entity.entity_name
+
+    def ddl(self) -> list[str]:
+        """CREATE statements: the table, its unique indexes and its sequence row."""
+        parts = []
+        for c in self.columns:
+            sql = f'"{c.name}" {c.sql_type}'
+            if c.name == "id":
+                sql += " PRIMARY KEY NOT NULL"
+            elif not c.nullable:
+                sql += " NOT NULL"
+            if c.ref:
+                sql += f' REFERENCES "{self.service}__{c.ref}"(id)'
+            parts.append(sql)
+        statements = [f'CREATE TABLE "{self.name}" ({", ".join(parts)}) STRICT']
+        for name in self.entity.unique_fields:
+            statements.append(
+                f'CREATE UNIQUE INDEX "{self.name}__{name}__unique" ON "{self.name}"("{name}")'
+            )
+        statements.append(
+            f"INSERT INTO {SEQUENCE_TABLE}(name, next) VALUES ('{self.name}', 0)"
+        )
+        return statements
+
+    def to_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        record = dict(zip(self.names, row, strict=True))
+        for column in self.decoded:
+            record[column.name] = column.decode(record[column.name])
+        return record
+
+    def column(self, name: str) -> Column:
+        try:
+            return self.by_name[name]
+        except KeyError:
+            raise UserError(
+                f"entity {self.entity_name!r} has no field {name!r} (fields: {', '.join(self.names)})"
+            ) from None
+
+
+def _like_pattern(value: Any) -> str:
+    text = str(value).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{text}%"
+
+
+class Db:
+    """A tool's handle on its service's tables.
+
+    Records go in and come out as plain dicts. Filters in ``where`` use Django-style suffixes:
+    ``{"status": "open", "amount__gte": 100, "name__contains": "ada", "id__in": [...]}``
+    (operators: ``eq``, ``ne``, ``gt``, ``gte``, ``lt``, ``lte``, ``contains`` — case-insensitive
+    substring —, ``in``, ``isnull``); ``"name|email__contains": "ada"`` matches either field.
+
+    Example:
+        >>> # inside a tool: ``def get_contact(db: Db, contact_id: Ref["contact"]) -> dict``
+        >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
+    """
+
+    __slots__ = ("_conn", "_tables", "service", "today")
+
+    def __init__(
+        self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date
+    ) -> None:
+        self._conn = conn
+        self._tables = tables
+        self.service = service
+        self.today = today
+
+    def table(self, entity: type[Entity] | str) -> Table:
+        """The compiled table of ``entity`` (a class or its name)."""
+        name = entity if isinstance(entity, str) else entity.entity_name
+        try:
+            return self._tables[name]
+        except KeyError:
+            raise UserError(
+                f"service {self.service!r} has no entity {name!r} "
+                f"(entities: {', '.join(self._tables)})"
+            ) from None
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def get(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
+        """The record with this id. Raises RecordNotFound (404) if there is none."""
+        table = self.table(entity)
+        row = self._conn.execute(table.select_by_id, (record_id,)).fetchone()
+        if row is None:
+            raise RecordNotFound(f"{table.entity_name} {record_id!r} not found")
+        return table.to_dict(row)
+
+    def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
+        table = self.table(entity)
+        query = f'SELECT 1 FROM "{table.name}" WHERE id = ?'
+        return self._conn.execute(query, (record_id,)).fetchone() is not None
+
+    def select(
+        self,
+        entity: type[Entity] | str,
+        where: dict[str, Any] | None = None,
+        *,
+        order_by: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[dict[str, Any]]:
+        """Records matching ``where``, in ``order_by`` order (ties and default: insertion order)."""
+        table = self.table(entity)
+        clause, params = self._where(table, where)
+        query = f'SELECT * FROM "{table.name}"{clause} ORDER BY '
+        if order_by:
+            table.column(order_by)
+            query += f'"{order_by}" {"DESC" if descending else "ASC"}, '
+        query += "rowid"
+        if limit is not None or offset:
+            query += " LIMIT ? OFFSET ?"
+            params += [-1 if limit is None else limit, offset]
+        return [table.to_dict(row) for row in self._conn.execute(query, params)]
+
+    def find(self, entity: type[Entity] | str, **where: Any) -> dict[str, Any] | None:
+        """The first record whose fields equal (or match) ``where``, or None."""
+        rows = self.select(entity, where, limit=1)
+        return rows[0] if rows else None
+
+    def count(self, entity: type[Entity] | str, where: dict[str, Any] | None = None) -> int:
+        table = self.table(entity)
+        clause, params = self._where(table, where)
+        query = f'SELECT count(*) FROM "{table.name}"{clause}'
+        return int(self._conn.execute(query, params).fetchone()[0])
+
+    def sql(self, query: str, params: tuple[Any, ...] | list[Any] = ()) -> list[dict[str, Any]]:
+        """Run a read query; ``{entity}`` placeholders name this service's tables.
+
+        Example: ``db.sql("SELECT sum(amount) AS total FROM {invoice} WHERE status = ?", ["paid"])``
+        """
+        names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+        cursor = self._conn.execute(query.format(**names), params)
+        columns = [d[0] for d in cursor.description or ()]
+        return [dict(zip(columns, row, strict=True)) for row in cursor]
+
+    # -- writes --------------------------------------------------------------------------
+
+    def insert(self, entity: type[Entity] | str, **values: Any) -> dict[str, Any]:
+        """Validate and insert a record; ``id`` is generated unless given. Returns the record.
+
+        Raises:
+            BadArguments: a value does not fit the entity's field types (400).
+            RecordNotFound: a ``Ref`` field names a record that does not exist (404).
+            Conflict: a unique field's value is taken, or the id exists (409).
+        """
+        table = self.table(entity)
+        if values.get("id") is None:
+            values["id"] = self._new_id(table)
+        elif self.exists(table.entity_name, values["id"]):
+            raise Conflict(f"{table.entity_name} {values['id']!r} already exists")
+        record = self._validate(table, values)
+        self._check_refs(table, record)
+        self._check_unique(table, record)
+        columns = ", ".join(f'"{name}"' for name in table.names)
+        marks = ", ".join("?" * len(table.names))
+        self._conn.execute(
+            f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})',
+            [c.encode(record[c.name]) for c in table.columns],
+        )
+        return record
+
+    def update(self, entity: type[Entity] | str, record_id: str, **changes: Any) -> dict[str, Any]:
+        """Change some fields of a record (partial update). Returns the updated record."""
+        table = self.table(entity)
+        current = self.get(table.entity_name, record_id)
+        changes.pop("id", None)
+        if not changes:
+            return current
+        record = self._validate(table, {**current, **changes})
+        changed = {k: record[k] for k in changes}
+        self._check_refs(table, changed)
+        self._check_unique(table, changed, exclude=record_id)
+        assignments = ", ".join(f'"{name}" = ?' for name in changed)
+        self._conn.execute(
+            f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
+            [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
+        )
+        return record
+
+    def delete(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
+        """Delete a record. Raises Conflict (409) while other records reference it."""
+        table = self.table(entity)
+        record = self.get(table.entity_name, record_id)
+        for other in self._tables.values():
+            for column in other.columns:
+                if column.ref == table.entity_name:
+                    n = self.count(other.entity_name, {column.name: record_id})
+                    if n:
+                        raise Conflict(
+                            f"{table.entity_name} {record_id!r} is still referenced by "
+                            f"{n} {other.entity_name} record(s) (field {column.name!r})"
+                        )
+        self._conn.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
+        return record
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _new_id(self, table: Table) -> str:
+        while True:
+            (n,) = self._conn.execute(
+                f"UPDATE {SEQUENCE_TABLE} SET next = next + 1 WHERE name = ? RETURNING next",
+                (table.name,),
+            ).fetchone()
+            digest = hashlib.blake2b(f"{table.name}:{n}".encode(), digest_size=4).hexdigest()
+            record_id = f"{table.entity.id_prefix}_{digest}"
+            if not self.exists(table.entity_name, record_id):
+                return record_id
+
+    @staticmethod
+    def _validate(table: Table, values: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return table.entity.model_validate(values).model_dump()
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or table.entity_name
+            raise BadArguments(f"{table.entity_name}.{where}: {first['msg']}") from None
+
+    def _check_refs(self, table: Table, values: dict[str, Any]) -> None:
+        for name, value in values.items():
+            column = table.by_name[name]
+            if column.ref and value is not None and not self.exists(column.ref, value):
+                raise RecordNotFound(f"{column.ref} {value!r} not found (field {name!r})")
+
+    def _check_unique(
+        self, table: Table, values: dict[str, Any], exclude: str | None = None
+    ) -> None:
+        for name in table.entity.unique_fields:
+            if name not in values or values[name] is None:
+                continue
+            query = f'SELECT id FROM "{table.name}" WHERE "{name}" = ? AND id IS NOT ?'
+            row = self._conn.execute(query, (values[name], exclude)).fetchone()
+            if row is not None:
+                raise Conflict(
+                    f"{table.entity_name} {row[0]!r} already has {name} {values[name]!r}"
+                )
+
+    @staticmethod
+    def _where(table: Table, where: dict[str, Any] | None) -> tuple[str, list[Any]]:
+        if not where:
+            return "", []
+        parts: list[str] = []
+        params: list[Any] = []
+        for key, value in where.items():
+            name, _, op = key.partition("__")
+            op = op or "eq"
+            if "|" in name:  # "a|b__contains": any of the fields matches
+                if op != "contains":
+                    raise UserError(f"alternative fields ({key!r}) only work with 'contains'")
+                for field_name in name.split("|"):
+                    table.column(field_name)
+                alternatives = [f"\"{n}\" LIKE ? ESCAPE '\\'" for n in name.split("|")]
+                parts.append("(" + " OR ".join(alternatives) + ")")
+                params.extend([_like_pattern(value)] * len(alternatives))
+                continue
+            column = table.column(name)
+            if op == "contains":
+                parts.append(f"\"{name}\" LIKE ? ESCAPE '\\'")
+                params.append(_like_pattern(value))
+            elif op == "in":
+                values = list(value)
+                parts.append(f'"{name}" IN ({", ".join("?" * len(values))})' if values else "0")
+                params.extend(column.encode(v) for v in values)
+            elif op == "isnull":
+                parts.append(f'"{name}" IS {"" if value else "NOT "}NULL')
+            elif op in _OPERATORS:
+                if value is None and op in ("eq", "ne"):
+                    parts.append(f'"{name}" IS {"" if op == "eq" else "NOT "}NULL')
+                else:
+                    parts.append(f'"{name}" {_OPERATORS[op]} ?')
+                    params.append(column.encode(value))
+            else:
+                raise UserError(f"unknown filter operator {op!r} in {key!r}")
+        return " WHERE " + " AND ".join(parts), params

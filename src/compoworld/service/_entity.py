@@ -1,0 +1,163 @@
+"""Entities: typed records (pydantic) whose fields carry semantic types, and their SQL columns."""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Union
+
+import orjson
+from pydantic import BaseModel, ConfigDict
+
+from compoworld.errors import UserError
+from compoworld.types import SemanticTag, semantic_type_of
+
+_IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def snake_case(name: str) -> str:
+    """``"CalendarEvent"`` → ``"calendar_event"``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def check_identifier(kind: str, name: str) -> str:
+    """Service, entity, field and tool names are lower snake case (they become SQL and tool names)."""
+    if not _IDENTIFIER.match(name) or "__" in name:
+        raise UserError(
+            f"{kind} name {name!r} must be lower snake case (a-z, 0-9, single '_'), "
+            "starting with a letter"
+        )
+    return name
+
+
+class Entity(BaseModel):
+    """Base class of a service's typed records. Every record has a string ``id``.
+
+    Class attributes (optional): ``entity_name`` (default: the class name in snake case),
+    ``id_prefix`` (default: the first two letters of the entity name) and ``unique_fields``.
+
+    Example:
+        >>> from compoworld.types import Email, PersonName
+        >>> class Contact(Entity):
+        ...     id_prefix = "ct"
+        ...     unique_fields = ("email",)
+        ...     name: PersonName
+        ...     email: Email
+        >>> Contact.entity_name
+        'contact'
+    """
+
+    model_config = ConfigDict(extra="forbid", str_max_length=100_000)
+
+    entity_name: ClassVar[str] = ""
+    id_prefix: ClassVar[str] = ""
+    unique_fields: ClassVar[tuple[str, ...]] = ()
+
+    id: str
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "entity_name" not in cls.__dict__:
+            cls.entity_name = snake_case(cls.__name__)
+        check_identifier("entity", cls.entity_name)
+        if "id_prefix" not in cls.__dict__:
+            cls.id_prefix = cls.entity_name[:2]
+        for name in cls.unique_fields:
+            if name not in cls.model_fields:
+                raise UserError(f"{cls.__name__}.unique_fields names unknown field {name!r}")
+
+
+SqlType = Literal["TEXT", "INTEGER", "REAL"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one entity field is stored.
+
+    Attributes:
+        name: Field and column name.
+        sql_type: SQLite storage type.
+        nullable: Whether NULL is allowed.
+        kind: The field's value shape: ``str``, ``int``, ``float``, ``bool``, ``json``.
+        semantic: Semantic type name, ``"Ref"`` for references, or None.
+        ref: Referenced entity name for ``Ref`` fields.
+        enum: Allowed values for ``Literal`` fields.
+    """
+
+    name: str
+    sql_type: SqlType
+    nullable: bool
+    kind: Literal["str", "int", "float", "bool", "json"]
+    semantic: str | None = None
+    ref: str | None = None
+    enum: tuple[Any, ...] | None = None
+
+    def encode(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if self.kind == "json":
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        if self.kind == "bool":
+            return int(value)
+        return value
+
+    def decode(self, value: Any) -> Any:
+        if value is None:
+            return None
+        if self.kind == "json":
+            return orjson.loads(value)
+        if self.kind == "bool":
+            return bool(value)
+        return value
+
+    @property
+    def needs_decoding(self) -> bool:
+        return self.kind in ("json", "bool")
+
+
+def describe_annotation(annotation: Any, metadata: list[Any]) -> tuple[Any, bool, SemanticTag | None]:
+    """Split an annotation into (base type, nullable, semantic tag)."""
+    tag = next((m for m in metadata if isinstance(m, SemanticTag)), None)
+    nullable = False
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        nullable = len(args) < len(typing.get_args(annotation))
+        annotation = args[0] if len(args) == 1 else Any
+    if typing.get_origin(annotation) is typing.Annotated:
+        tag = tag or semantic_type_of(annotation)
+        annotation = typing.get_args(annotation)[0]
+    return annotation, nullable, tag
+
+
+def entity_columns(entity: type[Entity]) -> tuple[Column, ...]:
+    """The SQL columns of an entity, in field order (``id`` first)."""
+    columns = []
+    for name, info in entity.model_fields.items():
+        check_identifier("field", name)
+        base, nullable, tag = describe_annotation(info.annotation, list(info.metadata))
+        nullable = nullable or (not info.is_required() and info.default is None)
+        enum = None
+        if typing.get_origin(base) is Literal:
+            enum = typing.get_args(base)
+            base = type(enum[0])
+        kind: Literal["str", "int", "float", "bool", "json"]
+        sql: SqlType
+        if base is bool:
+            kind, sql = "bool", "INTEGER"
+        elif base is int:
+            kind, sql = "int", "INTEGER"
+        elif base is float:
+            kind, sql = "float", "REAL"
+        elif base is str:
+            kind, sql = "str", "TEXT"
+        else:
+            kind, sql = "json", "TEXT"
+        columns.append(Column(
+            name=name, sql_type=sql, nullable=nullable, kind=kind,
+            semantic=tag.name if tag else None, ref=tag.ref if tag else None, enum=enum,
+        ))
+    return tuple(columns)

@@ -1,0 +1,96 @@
+"""Generic seeding of declared entities from the shared pool (used by the engine)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from faker import Faker
+
+from compoworld.errors import CompoWorldError
+from compoworld.service._db import Db
+from compoworld.service._spec import EntitySpec, FieldSpec
+from compoworld.types import Person, Pool, get_type
+
+# Semantic types taken from one pool person, so records agree across services.
+_FROM_PERSON = {
+    "PersonName": lambda p: p.name, "FirstName": lambda p: p.first_name,
+    "LastName": lambda p: p.last_name, "Email": lambda p: p.email, "Phone": lambda p: p.phone,
+    "Username": lambda p: p.username, "JobTitle": lambda p: p.job_title,
+    "CompanyName": lambda p: p.company.name, "Domain": lambda p: p.company.domain,
+    "Industry": lambda p: p.company.industry, "URL": lambda p: p.company.url,
+    "Address": lambda p: p.address, "City": lambda p: p.city, "Region": lambda p: p.region,
+    "PostalCode": lambda p: p.postal_code, "Country": lambda p: p.country,
+    "Timezone": lambda p: p.timezone,
+}
+
+
+def _order(entities: Sequence[EntitySpec]) -> list[EntitySpec]:
+    """Entities sorted so that every referenced entity is seeded before its referrers."""
+    by_name = {e.name: e for e in entities}
+    done: dict[str, EntitySpec] = {}
+
+    def visit(entity: EntitySpec, path: tuple[str, ...]) -> None:
+        if entity.name in done or entity.name in path:
+            return
+        for f in entity.fields:
+            if f.type == "Ref" and f.ref in by_name and f.ref != entity.name:
+                visit(by_name[f.ref], (*path, entity.name))
+        done[entity.name] = entity
+
+    for entity in entities:
+        visit(entity, ())
+    return list(done.values())
+
+
+def _value(f: FieldSpec, fake: Faker, person: Person, pool: Pool, refs: dict[str, list[str]]) -> Any:
+    rnd = fake.random
+    if not f.required and rnd.random() < 0.15:
+        return None
+    if f.enum:
+        return rnd.choice(f.enum)
+    if f.type == "Ref":
+        ids = refs.get(f.ref or "", [])
+        return rnd.choice(ids) if ids else None
+    if f.type in _FROM_PERSON:
+        return _FROM_PERSON[f.type](person)
+    if f.type == "Date":
+        return pool.day(rnd.randint(-90, 90)).isoformat()
+    if f.type == "DateTime":
+        return f"{pool.day(rnd.randint(-90, 90)).isoformat()}T{rnd.randint(8, 18):02d}:00:00"
+    if f.type == "string":
+        return fake.sentence(nb_words=4).rstrip(".")
+    if f.type == "integer":
+        return rnd.randint(0, 100)
+    if f.type == "number":
+        return round(rnd.uniform(0, 1000), 2)
+    if f.type == "boolean":
+        return rnd.random() < 0.5
+    if f.type == "array":
+        return []
+    if f.type == "object":
+        return {}
+    return get_type(f.type).generate(fake)
+
+
+def seed_entities(db: Db, pool: Pool, entities: Sequence[EntitySpec]) -> None:
+    """Insert ``seed_count`` records per entity; people-typed fields come from pool people.
+
+    A record whose values collide with a unique field is retried with other values, then
+    skipped, so seeding never fails on an unlucky draw.
+    """
+    refs: dict[str, list[str]] = {}
+    for entity in _order(entities):
+        fake = pool.faker(f"{db.service}.{entity.name}")
+        ids: list[str] = []
+        for _ in range(entity.seed_count):
+            for _attempt in range(5):
+                person = fake.random.choice(pool.people)
+                values = {f.name: _value(f, fake, person, pool, refs)
+                          for f in entity.fields if f.name != "id"}
+                try:
+                    ids.append(db.insert(entity.name, **values)["id"])
+                    break
+                except CompoWorldError:
+                    continue
+        refs[entity.name] = ids

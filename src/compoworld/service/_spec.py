@@ -1,0 +1,127 @@
+"""``ServiceSpec``: the declarative, JSON-on-disk form of a service (what the compiler emits).
+
+A spec lists entities with typed fields and tools whose ``op`` is one of list / get / search /
+create / update / delete over one entity. Every parameter states its ``role`` — the id of the
+record, a field value to write, a filter, the search query, or a pagination / sorting control —
+so the engine can run the tool without code and the agent sees exactly the declared schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from compoworld.errors import UserError
+
+Op = Literal["list", "get", "search", "create", "update", "delete"]
+ParamRole = Literal["id", "field", "filter", "query", "limit", "offset", "sort_by", "order"]
+FilterOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"]
+PRIMITIVE_TYPES = ("string", "integer", "number", "boolean", "array", "object")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldSpec(_Model):
+    """A field of an entity.
+
+    ``type`` is a JSON primitive (``string``, ``integer``, ``number``, ``boolean``, ``array``,
+    ``object``), a semantic type name (``Email``, ``Money``, ...), or ``Ref`` with ``ref``
+    naming an entity of the same service.
+    """
+
+    name: str
+    type: str
+    description: str = ""
+    required: bool = True
+    ref: str | None = None
+    items: str | None = Field(default=None, description="Item type of an array field.")
+    enum: list[str] | None = None
+
+
+class EntitySpec(_Model):
+    """An entity: a table of records with a string ``id`` and typed fields."""
+
+    name: str
+    description: str = ""
+    id_prefix: str | None = None
+    fields: list[FieldSpec]
+    unique: list[str] = []
+    seed_count: int = Field(default=20, ge=0, le=10_000)
+
+
+class ParamSpec(_Model):
+    """A tool parameter and the role it plays in the operation.
+
+    Roles: ``id`` (the record a get/update/delete acts on), ``field`` (a value create/update
+    writes to ``field``), ``filter`` (list/search keep records whose ``field`` matches with
+    ``op``), ``query`` (search text), ``limit`` / ``offset`` (pagination), ``sort_by`` /
+    ``order`` (sorting). ``type`` defaults to the field's type.
+    """
+
+    name: str
+    role: ParamRole
+    field: str | None = None
+    op: FilterOp = "eq"
+    type: str | None = None
+    description: str = ""
+    required: bool | None = None
+    default: Any = None
+
+
+class ToolSpec(_Model):
+    """A tool run by the generic engine (or, if ``simulated``, by the world model)."""
+
+    name: str
+    description: str
+    op: Op
+    entity: str
+    params: list[ParamSpec] = []
+    simulated: bool = False
+    simulated_reason: str | None = None
+    source: str | None = Field(default=None, description="Where it came from, e.g. 'GET /a/{id}'.")
+
+
+class Provenance(_Model):
+    """Where a compiled service came from."""
+
+    source: str
+    url: str | None = None
+    license: str | None = None
+    version: str | None = None
+
+
+class ServiceSpec(_Model):
+    """A whole service, declaratively. Round-trips through JSON unchanged."""
+
+    format_version: Literal[1] = 1
+    name: str
+    domain: str
+    description: str
+    entities: list[EntitySpec]
+    tools: list[ToolSpec]
+    provenance: Provenance | None = None
+
+
+def load_spec(path: str | Path | Any) -> ServiceSpec:
+    """Read a :class:`ServiceSpec` JSON file.
+
+    Raises:
+        UserError: The file is missing or does not hold a valid spec (the message says where).
+    """
+    try:
+        text = path.read_text() if hasattr(path, "read_text") else Path(path).read_text()
+    except OSError as error:
+        raise UserError(f"cannot read service spec {str(path)!r}: {error.strerror}") from None
+    try:
+        return ServiceSpec.model_validate_json(text)
+    except ValidationError as error:
+        raise UserError(f"invalid service spec {str(path)!r}:\n{error}") from None
+
+
+def save_spec(spec: ServiceSpec, path: str | Path) -> None:
+    """Write a spec as indented JSON (stable key order, so diffs are readable)."""
+    Path(path).write_text(spec.model_dump_json(indent=2, exclude_defaults=True) + "\n")

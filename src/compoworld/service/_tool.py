@@ -1,0 +1,208 @@
+"""Tools: a name, a documented typed parameter list, read or write, and the code that runs."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import docstring_parser
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import NotRequired, Required, TypedDict
+
+from compoworld.errors import UserError
+from compoworld.service._db import Db
+from compoworld.service._entity import check_identifier, describe_annotation
+
+ToolKind = Literal["read", "write"]
+
+MAX_STRING_LENGTH = 20_000
+"""Longest string any argument may be; longer ones are refused with a 400."""
+
+_NO_DEFAULT: Any = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a tool.
+
+    Attributes:
+        name: Argument name.
+        annotation: Python type (may be a semantic ``Annotated`` type or ``Ref[...]``).
+        description: What the agent reads about it.
+        required: Whether the call must give it.
+        default: Value used when it is omitted (``inspect.Parameter.empty`` for none).
+        semantic: Semantic type name, or ``"Ref"``, or None.
+        ref: Referenced entity for ``Ref`` parameters.
+    """
+
+    name: str
+    annotation: Any
+    description: str
+    required: bool = True
+    default: Any = _NO_DEFAULT
+    semantic: str | None = None
+    ref: str | None = None
+
+    @classmethod
+    def of(cls, name: str, annotation: Any, description: str, default: Any = _NO_DEFAULT) -> Param:
+        _, _, tag = describe_annotation(annotation, [])
+        return cls(
+            name=check_identifier("parameter", name), annotation=annotation,
+            description=description, required=default is _NO_DEFAULT, default=default,
+            semantic=tag.name if tag else None, ref=tag.ref if tag else None,
+        )
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def _inline_refs(schema: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _inline_refs(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline_refs(v, defs) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inline_refs(v, defs) for v in schema]
+    return schema
+
+
+def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema made self-contained: titles dropped, ``$defs`` inlined."""
+    return typing.cast(dict[str, Any], _strip_titles(_inline_refs(schema, schema.get("$defs", {}))))
+
+
+def compile_params(tool_name: str, params: Sequence[Param]) -> tuple[TypeAdapter[Any], dict[str, Any]]:
+    """One validator and one JSON schema for a parameter list (the same rules for both)."""
+    fields: dict[str, Any] = {}
+    for p in params:
+        annotated = typing.Annotated[p.annotation, Field(description=p.description)]
+        fields[p.name] = Required[annotated] if p.required else NotRequired[annotated]
+    arguments = TypedDict(f"{tool_name}_arguments", fields)  # type: ignore[operator]
+    arguments.__pydantic_config__ = ConfigDict(  # type: ignore[attr-defined]
+        extra="forbid", str_max_length=MAX_STRING_LENGTH
+    )
+    adapter: TypeAdapter[Any] = TypeAdapter(arguments)
+    schema = _drop_max_length(clean_schema(adapter.json_schema()))
+    schema.setdefault("properties", {})
+    schema.setdefault("required", [])
+    for p in params:
+        prop = schema["properties"][p.name]
+        if not p.required:
+            prop = schema["properties"][p.name] = _without_null(prop)
+            if p.default is not None and isinstance(p.default, str | int | float):
+                prop["default"] = p.default
+    return adapter, schema
+
+
+def _drop_max_length(schema: Any) -> Any:
+    """Remove the global string cap from the schema (it is enforced, not advertised)."""
+    if isinstance(schema, dict):
+        return {k: _drop_max_length(v) for k, v in schema.items()
+                if not (k == "maxLength" and v == MAX_STRING_LENGTH)}
+    if isinstance(schema, list):
+        return [_drop_max_length(v) for v in schema]
+    return schema
+
+
+def _without_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """An optional ``X | None`` parameter is shown as plain ``X``: leaving it out means None."""
+    options = prop.get("anyOf")
+    if options and len(options) == 2 and {"type": "null"} in options:
+        (kept,) = [o for o in options if o != {"type": "null"}]
+        return {**kept, **{k: v for k, v in prop.items() if k != "anyOf"}}
+    return prop
+
+
+def describe_validation_error(error: ValidationError, params: Sequence[Param]) -> str:
+    """A message for the agent: which argument, what was expected, what it got."""
+    by_name = {p.name: p for p in params}
+    messages = []
+    for item in error.errors()[:3]:
+        loc = ".".join(str(part) for part in item["loc"])
+        top = str(item["loc"][0]) if item["loc"] else ""
+        param = by_name.get(top)
+        if item["type"] == "missing":
+            about = f": {param.description}" if param and param.description else ""
+            messages.append(f"missing required argument {loc!r}{about}")
+        elif item["type"] == "extra_forbidden":
+            known = ", ".join(repr(p.name) for p in params) or "none"
+            messages.append(f"unexpected argument {loc!r}; this tool takes: {known}")
+        else:
+            expected = item["msg"]
+            if param and param.semantic and param.semantic != "Ref" and "pattern" in item["type"]:
+                from compoworld.types import get_type
+
+                expected = f"expected {param.semantic} ({get_type(param.semantic).description})"
+            got = repr(item.get("input"))
+            got = got if len(got) <= 60 else got[:57] + "..."
+            messages.append(f"argument {loc!r}: {expected}; got {got}")
+    if len(error.errors()) > 3:
+        messages.append(f"and {len(error.errors()) - 3} more")
+    return "; ".join(messages)
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """A callable capability of a service.
+
+    ``fn`` is called as ``fn(db, **arguments)`` with validated arguments; what it returns is
+    the ``data`` of the success envelope. ``simulated`` tools are answered by the world model.
+    """
+
+    name: str
+    description: str
+    kind: ToolKind
+    params: tuple[Param, ...]
+    fn: Callable[..., Any]
+    output_schema: dict[str, Any] | None = None
+    simulated: bool = False
+    validator: TypeAdapter[Any] = field(init=False, repr=False)
+    parameters: dict[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_identifier("tool", self.name)
+        validator, schema = compile_params(self.name, self.params)
+        object.__setattr__(self, "validator", validator)
+        object.__setattr__(self, "parameters", schema)
+
+    @classmethod
+    def from_function(
+        cls, fn: Callable[..., Any], kind: ToolKind, *, name: str | None = None,
+        returns: Any = None,
+    ) -> Tool:
+        """Build a tool from a typed function whose Google-style docstring documents it.
+
+        The first parameter receives the service's :class:`Db`; the others are the tool's
+        parameters, described by the docstring's ``Args:`` section.
+        """
+        name = name or fn.__name__
+        hints = typing.get_type_hints(fn, include_extras=True)
+        doc = docstring_parser.parse(inspect.getdoc(fn) or "", docstring_parser.DocstringStyle.GOOGLE)
+        described = {p.arg_name: (p.description or "").strip() for p in doc.params}
+        signature = inspect.signature(fn)
+        params = []
+        for i, (pname, parameter) in enumerate(signature.parameters.items()):
+            if i == 0:
+                if hints.get(pname, Db) is not Db:
+                    raise UserError(f"tool {name!r}: the first parameter must be the Db handle")
+                continue
+            if pname not in hints:
+                raise UserError(f"tool {name!r}: parameter {pname!r} has no type annotation")
+            params.append(Param.of(pname, hints[pname], described.get(pname, ""), parameter.default))
+        description = "\n\n".join(
+            part for part in (doc.short_description, doc.long_description) if part
+        ).strip()
+        output = returns if returns is not None else hints.get("return")
+        output_schema = None
+        if output is not None and output is not typing.Any:
+            output_schema = clean_schema(TypeAdapter(output).json_schema(mode="serialization"))
+        return cls(name=name, description=description, kind=kind, params=tuple(params), fn=fn,
+                   output_schema=output_schema)
