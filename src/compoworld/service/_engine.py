@@ -24,10 +24,16 @@ from compoworld.service._spec import (
     ToolSpec,
 )
 from compoworld.service._tool import Param, Tool
-from compoworld.types import Ref, get_type
+from compoworld.types import get_type, ref_type
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
+
+# Types built at run time from spec data; typed as Any so type checkers accept the construction.
+_Annotated: Any = typing.Annotated
+_Literal: Any = Literal
+_list: Any = list
+_Optional: Any = typing.Optional
 
 _PRIMITIVES: dict[str, Any] = {
     "string": str, "integer": int, "number": float, "boolean": bool,
@@ -41,13 +47,13 @@ def type_annotation(
 ) -> Any:
     """The Python annotation of a spec type name (primitive, semantic type or ``Ref``)."""
     if enum:
-        return Literal[tuple(enum)]
+        return _Literal[tuple(enum)]
     if type_name == "Ref":
         if not ref:
             raise UserError("a 'Ref' type needs 'ref' naming the referenced entity")
-        return Ref[ref]
+        return ref_type(ref)
     if type_name == "array" and items:
-        return list[type_annotation(items)]  # type: ignore[misc]
+        return _list[type_annotation(items)]
     if type_name in _PRIMITIVES:
         return _PRIMITIVES[type_name]
     return get_type(type_name).annotation
@@ -63,7 +69,7 @@ def _entity_class(spec: EntitySpec) -> type[Entity]:
         if f.name == "id":
             continue
         annotation = _field_annotation(f)
-        fields[f.name] = (annotation, ...) if f.required else (annotation | None, None)
+        fields[f.name] = (annotation, ...) if f.required else (_Optional[annotation], None)
     class_name = "".join(part.title() for part in check_identifier("entity", spec.name).split("_"))
     model = create_model(class_name, __base__=Entity, **fields)
     model.entity_name = spec.name
@@ -88,8 +94,9 @@ class _ToolBuilder:
             p.role == "field" and self.spec.op == "create" and self.fields[p.field or p.name].required
         )
         default: Any = inspect.Parameter.empty if required else p.default
+        annotation: Any
         if p.role == "id":
-            annotation = Ref[self.entity.name]
+            annotation = ref_type(self.entity.name)
         elif p.role in ("field", "filter"):
             name = p.field or p.name
             if name not in self.fields:
@@ -97,18 +104,18 @@ class _ToolBuilder:
             f = self.fields[name]
             annotation = (type_annotation(p.type) if p.type else _field_annotation(f))
             if p.role == "filter" and p.op == "in":
-                annotation = list[annotation]  # type: ignore[valid-type]
+                annotation = _list[annotation]
             if p.role == "field" and self.spec.op == "update" and not f.required:
-                annotation = annotation | None
+                annotation = _Optional[annotation]
         elif p.role == "query":
             annotation = str
         elif p.role in ("limit", "offset"):
-            annotation = typing.Annotated[int, *_bounds(p.role)]
+            annotation = _Annotated[(int, *_bounds(p.role))]
             if default is None:
                 default = DEFAULT_LIMIT if p.role == "limit" else 0
         elif p.role == "sort_by":
             sortable = [f.name for f in self.entity.fields if f.type not in ("array", "object")]
-            annotation = Literal[tuple(["id", *sortable])]
+            annotation = _Literal[tuple(["id", *sortable])]
         else:  # order
             annotation = Literal["asc", "desc"]
             default = default or "asc"

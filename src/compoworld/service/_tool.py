@@ -6,11 +6,11 @@ import inspect
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, Required
 
 import docstring_parser
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from typing_extensions import NotRequired, Required, TypedDict
+from typing_extensions import TypedDict
 
 from compoworld.errors import UserError
 from compoworld.service._db import Db
@@ -22,6 +22,10 @@ MAX_STRING_LENGTH = 20_000
 """Longest string any argument may be; longer ones are refused with a 400."""
 
 _NO_DEFAULT: Any = inspect.Parameter.empty
+
+# Types built at run time from data; typed as Any so type checkers accept the construction.
+_Annotated: Any = typing.Annotated
+_TypedDict: Any = TypedDict
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,11 @@ class Param:
 
 
 def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's generated ``title`` keywords (not properties that are called title)."""
     if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+        return {k: ({name: _strip_titles(sub) for name, sub in v.items()}
+                    if k == "properties" and isinstance(v, dict) else _strip_titles(v))
+                for k, v in schema.items() if k != "title"}
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
     return schema
@@ -83,10 +90,10 @@ def compile_params(tool_name: str, params: Sequence[Param]) -> tuple[TypeAdapter
     """One validator and one JSON schema for a parameter list (the same rules for both)."""
     fields: dict[str, Any] = {}
     for p in params:
-        annotated = typing.Annotated[p.annotation, Field(description=p.description)]
+        annotated = _Annotated[p.annotation, Field(description=p.description)]
         fields[p.name] = Required[annotated] if p.required else NotRequired[annotated]
-    arguments = TypedDict(f"{tool_name}_arguments", fields)  # type: ignore[operator]
-    arguments.__pydantic_config__ = ConfigDict(  # type: ignore[attr-defined]
+    arguments = _TypedDict(f"{tool_name}_arguments", fields)
+    arguments.__pydantic_config__ = ConfigDict(
         extra="forbid", str_max_length=MAX_STRING_LENGTH
     )
     adapter: TypeAdapter[Any] = TypeAdapter(arguments)

@@ -10,7 +10,7 @@ Example:
     True
 """
 
-from typing import Any
+from typing import Annotated
 
 from compoworld.types import _builtin
 from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed
@@ -19,6 +19,7 @@ from compoworld.types._semantic import (
     SemanticTag,
     SemanticType,
     get_type,
+    ref_type,
     register_type,
     semantic_type_of,
     semantic_types,
@@ -27,6 +28,8 @@ from compoworld.types._semantic import (
 __all__ = [
     "BUILTIN_TYPES",
     "DEFAULT_TODAY",
+    "IBAN",
+    "SKU",
     "URL",
     "AccountNumber",
     "Address",
@@ -44,7 +47,6 @@ __all__ = [
     "Email",
     "FileName",
     "FirstName",
-    "IBAN",
     "IPAddress",
     "Industry",
     "InvoiceNumber",
@@ -65,7 +67,6 @@ __all__ = [
     "Quantity",
     "Ref",
     "Region",
-    "SKU",
     "SemanticTag",
     "SemanticType",
     "Time",
@@ -74,6 +75,7 @@ __all__ = [
     "Username",
     "derive_seed",
     "get_type",
+    "ref_type",
     "register_type",
     "semantic_type_of",
     "semantic_types",
@@ -81,46 +83,44 @@ __all__ = [
 
 BUILTIN_TYPES = _builtin.BUILTIN_TYPES
 
-# Annotated aliases for signatures and entity fields: ``def f(email: Email)``.
-# Spelled out (not generated) so type checkers and readers see every name.
-_a: dict[str, Any] = {t.name: t.annotation for t in BUILTIN_TYPES}
-PersonName = _a["PersonName"]
-FirstName = _a["FirstName"]
-LastName = _a["LastName"]
-Email = _a["Email"]
-Phone = _a["Phone"]
-Username = _a["Username"]
-JobTitle = _a["JobTitle"]
-CompanyName = _a["CompanyName"]
-Industry = _a["Industry"]
-Domain = _a["Domain"]
-URL = _a["URL"]
-Address = _a["Address"]
-City = _a["City"]
-Region = _a["Region"]
-Country = _a["Country"]
-CountryCode = _a["CountryCode"]
-PostalCode = _a["PostalCode"]
-Latitude = _a["Latitude"]
-Longitude = _a["Longitude"]
-Timezone = _a["Timezone"]
-Language = _a["Language"]
-Date = _a["Date"]
-DateTime = _a["DateTime"]
-Time = _a["Time"]
-DurationMinutes = _a["DurationMinutes"]
-Money = _a["Money"]
-Currency = _a["Currency"]
-Percent = _a["Percent"]
-Quantity = _a["Quantity"]
-IBAN = _a["IBAN"]
-AccountNumber = _a["AccountNumber"]
-ProductName = _a["ProductName"]
-SKU = _a["SKU"]
-OrderNumber = _a["OrderNumber"]
-InvoiceNumber = _a["InvoiceNumber"]
-TrackingNumber = _a["TrackingNumber"]
-Color = _a["Color"]
-IPAddress = _a["IPAddress"]
-FileName = _a["FileName"]
-del _a
+# Annotated aliases for signatures and entity fields: ``def f(email: Email)``. Spelled out so
+# type checkers and readers see every name; a test checks they match the registry.
+PersonName = Annotated[str, SemanticTag("PersonName")]
+FirstName = Annotated[str, SemanticTag("FirstName")]
+LastName = Annotated[str, SemanticTag("LastName")]
+Email = Annotated[str, SemanticTag("Email")]
+Phone = Annotated[str, SemanticTag("Phone")]
+Username = Annotated[str, SemanticTag("Username")]
+JobTitle = Annotated[str, SemanticTag("JobTitle")]
+CompanyName = Annotated[str, SemanticTag("CompanyName")]
+Industry = Annotated[str, SemanticTag("Industry")]
+Domain = Annotated[str, SemanticTag("Domain")]
+URL = Annotated[str, SemanticTag("URL")]
+Address = Annotated[str, SemanticTag("Address")]
+City = Annotated[str, SemanticTag("City")]
+Region = Annotated[str, SemanticTag("Region")]
+Country = Annotated[str, SemanticTag("Country")]
+CountryCode = Annotated[str, SemanticTag("CountryCode")]
+PostalCode = Annotated[str, SemanticTag("PostalCode")]
+Latitude = Annotated[float, SemanticTag("Latitude")]
+Longitude = Annotated[float, SemanticTag("Longitude")]
+Timezone = Annotated[str, SemanticTag("Timezone")]
+Language = Annotated[str, SemanticTag("Language")]
+Date = Annotated[str, SemanticTag("Date")]
+DateTime = Annotated[str, SemanticTag("DateTime")]
+Time = Annotated[str, SemanticTag("Time")]
+DurationMinutes = Annotated[int, SemanticTag("DurationMinutes")]
+Money = Annotated[float, SemanticTag("Money")]
+Currency = Annotated[str, SemanticTag("Currency")]
+Percent = Annotated[float, SemanticTag("Percent")]
+Quantity = Annotated[int, SemanticTag("Quantity")]
+IBAN = Annotated[str, SemanticTag("IBAN")]
+AccountNumber = Annotated[str, SemanticTag("AccountNumber")]
+ProductName = Annotated[str, SemanticTag("ProductName")]
+SKU = Annotated[str, SemanticTag("SKU")]
+OrderNumber = Annotated[str, SemanticTag("OrderNumber")]
+InvoiceNumber = Annotated[str, SemanticTag("InvoiceNumber")]
+TrackingNumber = Annotated[str, SemanticTag("TrackingNumber")]
+Color = Annotated[str, SemanticTag("Color")]
+IPAddress = Annotated[str, SemanticTag("IPAddress")]
+FileName = Annotated[str, SemanticTag("FileName")]

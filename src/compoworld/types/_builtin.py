@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from faker import Faker
@@ -60,7 +60,7 @@ def _datetime(value: Any) -> str:
     except ValueError:
         return _text(value)
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return parsed.replace(microsecond=0).isoformat()
 
 
@@ -77,7 +77,7 @@ def _number(value: Any) -> float | str:
         return _text(value)
 
 
-def _integer(value: Any) -> int | str:
+def _integer(value: Any) -> int | float | str:
     number = _number(value)
     return int(number) if isinstance(number, float) and number.is_integer() else number
 

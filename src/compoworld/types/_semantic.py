@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from faker import Faker
-from pydantic import AfterValidator, GetJsonSchemaHandler, StringConstraints
+from pydantic import AfterValidator, GetCoreSchemaHandler, GetJsonSchemaHandler, StringConstraints
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
@@ -22,24 +22,42 @@ _PYTHON_TYPES: dict[str, type] = {"string": str, "number": float, "integer": int
 class SemanticTag:
     """Annotation metadata that marks a value with its semantic type (or entity reference).
 
-    It adds ``format`` and ``x-semantic-type`` (or ``x-ref``) to the JSON schema pydantic
-    generates, so tool schemas say what a value *means*, not only its JSON type.
+    ``Annotated[str, SemanticTag("Email")]`` is what :data:`compoworld.types.Email` is. In
+    pydantic it validates the type's pattern and check; in JSON schema it adds ``format`` and
+    ``x-semantic-type`` (or ``x-ref``), so tool schemas say what a value *means*.
     """
 
     name: str
-    format: str | None = None
     ref: str | None = None
+
+    @property
+    def semantic_type(self) -> SemanticType | None:
+        return None if self.ref is not None else get_type(self.name)
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        semantic = self.semantic_type
+        metadata: list[Any] = []
+        if semantic is not None and semantic.pattern:
+            metadata.append(StringConstraints(pattern=semantic.pattern))
+        if semantic is not None and semantic.check:
+            metadata.append(AfterValidator(semantic.check))
+        if metadata:
+            return handler.generate_schema(Annotated[(source, *metadata)])
+        return handler(source)
 
     def __get_pydantic_json_schema__(
         self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         json_schema = handler(schema)
-        if self.format:
-            json_schema["format"] = self.format
-        if self.ref:
+        semantic = self.semantic_type
+        if semantic is None:
             json_schema["x-ref"] = self.ref
-        else:
-            json_schema["x-semantic-type"] = self.name
+            return json_schema
+        if semantic.format:
+            json_schema["format"] = semantic.format
+        json_schema["x-semantic-type"] = self.name
         return json_schema
 
 
@@ -80,13 +98,7 @@ class SemanticType:
     @property
     def annotation(self) -> Any:
         """The ``Annotated`` type a tool signature or entity field uses for this type."""
-        metadata: list[Any] = []
-        if self.pattern:
-            metadata.append(StringConstraints(pattern=self.pattern))
-        if self.check:
-            metadata.append(AfterValidator(self.check))
-        metadata.append(SemanticTag(self.name, format=self.format))
-        return Annotated[(_PYTHON_TYPES[self.json_type], *metadata)]
+        return Annotated[_PYTHON_TYPES[self.json_type], SemanticTag(self.name)]
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema of one value of this type."""
@@ -134,21 +146,35 @@ def semantic_type_of(annotation: Any) -> SemanticTag | None:
     return None
 
 
-class Ref:
-    """A reference to a record of an entity of the same service: ``Ref[Contact]``.
+def ref_type(entity_name: str) -> Any:
+    """``Ref[...]`` for an entity known by name at run time (specs, generated code)."""
+    return Annotated[str, SemanticTag("Ref", ref=entity_name)]
 
-    The value is the record's id (a string). In SQLite the column is a foreign key; in JSON
-    schema it carries ``x-ref``; in the dependency graph it links the tool that returns such
-    ids to the tools that need one.
 
-    Example:
-        >>> from compoworld.types import Ref
-        >>> Ref["contact"]
-        typing.Annotated[str, SemanticTag(name='Ref', format=None, ref='contact')]
-    """
+if TYPE_CHECKING:
+    _E = TypeVar("_E")
 
-    def __class_getitem__(cls, entity: Any) -> Any:
-        name = entity if isinstance(entity, str) else getattr(entity, "entity_name", None)
-        if not isinstance(name, str):
-            raise UserError(f"Ref[...] takes an entity class or name, got {entity!r}")
-        return Annotated[str, SemanticTag("Ref", ref=name)]
+    class Ref(str, Generic[_E]):
+        """Type checkers see ``Ref[Contact]`` as a string; at run time it is ``Annotated``."""
+
+else:
+
+    class Ref:
+        """A reference to a record of an entity of the same service: ``Ref[Contact]``.
+
+        The value is the record's id (a string). In SQLite the column is a foreign key; in
+        JSON schema it carries ``x-ref``; in the dependency graph it links the tool that
+        returns such ids to the tools that need one. Prefer the entity class; a name
+        (``Ref["contact"]``) works where the class cannot be written (code generation).
+
+        Example:
+            >>> from compoworld.types import Ref
+            >>> Ref["contact"]
+            typing.Annotated[str, SemanticTag(name='Ref', ref='contact')]
+        """
+
+        def __class_getitem__(cls, entity: Any) -> Any:
+            name = entity if isinstance(entity, str) else getattr(entity, "entity_name", None)
+            if not isinstance(name, str):
+                raise UserError(f"Ref[...] takes an entity class or name, got {entity!r}")
+            return ref_type(name)

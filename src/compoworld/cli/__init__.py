@@ -1,0 +1,34 @@
+"""The ``compoworld`` command: one sub-command per stage, plus ``demo``."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from compoworld.cli import _call, _demo, _services, _types
+from compoworld.errors import UserError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="compoworld",
+    help="Compose verified tool services into cross-service training environments.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(_services.app, name="services")
+app.command("call")(_call.call)
+app.command("types")(_types.types)
+app.command("demo")(_demo.demo)
+
+
+def main() -> None:
+    """Entry point: user errors print one clear line and exit 2, never a traceback."""
+    try:
+        app()
+    except UserError as error:
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        sys.exit(2)

@@ -1,0 +1,136 @@
+import sqlite3
+
+import pytest
+
+from compoworld.catalog import load_service
+from compoworld.errors import UserError
+from compoworld.service import Environment
+
+
+def owner_id(env: Environment) -> str:
+    return env.db("toy").select("owner", limit=1)[0]["id"]
+
+
+def test_tables_live_in_a_namespace_per_service(toy):
+    env = Environment([toy, load_service("contacts")])
+    tables = {name for (name,) in env._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"toy__owner", "toy__entry", "contacts__contact"} <= tables
+
+
+def test_foreign_keys_are_enforced_even_after_restore(toy):
+    env = Environment([toy])
+    env.reset()
+    with pytest.raises(sqlite3.IntegrityError):
+        env._conn.execute("INSERT INTO toy__entry(id, owner_id, amount, memo) VALUES ('x','nope',1,'')")
+    fork = env.fork()
+    with pytest.raises(sqlite3.IntegrityError):
+        fork._conn.execute("INSERT INTO toy__entry(id, owner_id, amount, memo) VALUES ('x','nope',1,'')")
+
+
+def test_success_envelope_and_state_change(toy):
+    env = Environment([toy])
+    before = env.digest()
+    result = env.call("toy__add_entry", {"owner_id": owner_id(env), "amount": 12.5})
+    assert result["success"] is True
+    assert result["data"]["amount"] == 12.5 and result["data"]["id"].startswith("en_")
+    assert env.digest() != before
+
+
+def test_refused_call_rolls_back_what_it_wrote(toy):
+    env = Environment([toy])
+    before = env.snapshot()
+    result = env.call("toy__add_entry", {"owner_id": owner_id(env), "amount": 5000})
+    assert result == {"success": False,
+                      "error": {"code": 422, "message": "amounts over 1000 need approval"}}
+    assert env.snapshot() == before
+    assert env.failures == []
+
+
+def test_a_crashing_tool_is_a_500_recorded_as_environment_error(toy):
+    env = Environment([toy])
+    before = env.snapshot()
+    result = env.call("toy__crash", {"owner_id": owner_id(env)})
+    assert result["error"]["code"] == 500
+    assert env.snapshot() == before
+    assert len(env.failures) == 1 and "ZeroDivisionError" in env.failures[0].error
+    assert env.failures[0].tool == "toy__crash"
+
+
+def test_a_read_tool_that_writes_is_caught_and_undone(toy):
+    env = Environment([toy])
+    before = env.snapshot()
+    result = env.call("toy__sneaky_read", {"owner_id": owner_id(env)})
+    assert result["error"]["code"] == 500
+    assert env.snapshot() == before
+
+
+def test_bad_arguments_are_400_naming_the_field(toy):
+    env = Environment([toy])
+    result = env.call("toy__add_entry", {"owner_id": owner_id(env), "amount": "lots"})
+    assert result["error"]["code"] == 400 and "'amount'" in result["error"]["message"]
+    result = env.call("toy__add_entry", {"amount": 3})
+    assert result["error"]["code"] == 400
+    assert "missing required argument 'owner_id'" in result["error"]["message"]
+    result = env.call("toy__get_owner", {"owner_id": owner_id(env), "extra": 1})
+    assert "unexpected argument 'extra'" in result["error"]["message"]
+    assert env.call("toy__get_owner", "not a dict")["error"]["code"] == 400
+
+
+def test_unknown_tool_is_404_with_closest_names(toy):
+    env = Environment([toy])
+    result = env.call("toy__get_ownr", {})
+    assert result["error"]["code"] == 404
+    assert "did you mean 'toy__get_owner'" in result["error"]["message"]
+
+
+def test_unknown_reference_is_404_and_duplicate_unique_is_409(toy):
+    env = Environment([toy])
+    result = env.call("toy__add_entry", {"owner_id": "ow_missing", "amount": 1})
+    assert result["error"]["code"] == 404 and "ow_missing" in result["error"]["message"]
+    db = env.db("toy")
+    taken = db.select("owner", limit=1)[0]["email"]
+    env._conn.execute("SAVEPOINT t")
+    with pytest.raises(Exception, match="already has email"):
+        db.insert("owner", name="Someone Else", email=taken)
+    env._conn.execute("ROLLBACK TO t")
+
+
+def test_reset_fork_snapshot_restore(toy):
+    env = Environment([toy], seed=5)
+    initial = env.digest()
+    env.call("toy__add_entry", {"owner_id": owner_id(env), "amount": 1})
+    changed = env.snapshot()
+    fork = env.fork()
+    assert fork.digest() == initial
+    fork.call("toy__add_entry", {"owner_id": owner_id(fork), "amount": 2})
+    assert env.snapshot() == changed  # forks are independent
+    env.reset()
+    assert env.digest() == initial
+    env.restore(changed)
+    assert env.snapshot() == changed
+
+
+def test_same_seed_same_bytes_different_seed_different_state(toy):
+    contacts = load_service("contacts")
+    assert Environment([toy, contacts], seed=1).snapshot() == Environment([toy, contacts], seed=1).snapshot()
+    assert Environment([toy, contacts], seed=1).digest() != Environment([toy, contacts], seed=2).digest()
+
+
+def test_a_service_seeds_the_same_whatever_else_is_mounted(toy):
+    alone = Environment([load_service("contacts")], seed=3).db("contacts").select("contact")
+    together = Environment([toy, load_service("contacts")], seed=3).db("contacts").select("contact")
+    assert alone == together
+
+
+def test_mounting_a_service_twice_is_a_user_error(toy):
+    with pytest.raises(UserError, match="mounted twice"):
+        Environment([toy, toy])
+
+
+def test_ids_are_deterministic_and_never_reused(toy):
+    a, b = Environment([toy]), Environment([toy])
+    oid = owner_id(a)
+    first = a.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"]
+    assert b.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"] == first
+    a._conn.execute("DELETE FROM toy__entry WHERE id = ?", (first,))
+    assert a.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"] != first
