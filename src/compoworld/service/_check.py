@@ -52,6 +52,9 @@ class CheckReport:
 def _sample_value(param: Param, annotation: Any, env: Environment, service: str,
                   rng: random.Random) -> Any:
     base, _, tag = describe_annotation(annotation, [])
+    if typing.get_origin(base) is list:
+        (item,) = typing.get_args(base) or (str,)
+        return [_sample_value(param, item, env, service, rng)]
     if tag and tag.ref:
         rows = env.db(service).select(tag.ref, limit=50)
         return rng.choice(rows)["id"] if rows else f"{tag.ref}_missing"
@@ -61,9 +64,6 @@ def _sample_value(param: Param, annotation: Any, env: Environment, service: str,
     origin = typing.get_origin(base)
     if origin is Literal:
         return rng.choice(typing.get_args(base))
-    if origin is list:
-        (item,) = typing.get_args(base) or (str,)
-        return [_sample_value(param, item, env, service, rng)]
     if origin is dict or base is dict:
         return {}
     if base is bool:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError
 from compoworld.service._entity import Column, Entity, entity_columns
+from compoworld.types._pool import WORKDAY_START
 
 SEQUENCE_TABLE = "_compoworld_seq"
 
@@ -32,6 +33,7 @@ class Table:
     names: tuple[str, ...] = field(init=False)
     by_name: dict[str, Column] = field(init=False)
     decoded: tuple[Column, ...] = field(init=False)
+    emails: tuple[Column, ...] = field(init=False)
     select_by_id: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -40,6 +42,7 @@ class Table:
         set_(self, "names", tuple(c.name for c in self.columns))
         set_(self, "by_name", {c.name: c for c in self.columns})
         set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
+        set_(self, "emails", tuple(c for c in self.columns if c.semantic == "Email" and c.kind == "str"))
         set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
 
     @classmethod
@@ -105,7 +108,7 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_tables", "service", "today")
+    __slots__ = ("_conn", "_tables", "now", "service", "today")
 
     def __init__(
         self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date
@@ -114,6 +117,7 @@ class Db:
         self._tables = tables
         self.service = service
         self.today = today
+        self.now = datetime.combine(today, WORKDAY_START)
 
     def table(self, entity: type[Entity] | str) -> Table:
         """The compiled table of ``entity`` (a class or its name)."""
@@ -155,10 +159,12 @@ class Db:
         table = self.table(entity)
         clause, params = self._where(table, where)
         query = f'SELECT * FROM "{table.name}"{clause} ORDER BY '
+        direction = "DESC" if descending else "ASC"
         if order_by:
             table.column(order_by)
-            query += f'"{order_by}" {"DESC" if descending else "ASC"}, '
-        query += "rowid"
+            query += f'"{order_by}" {direction}, rowid'
+        else:
+            query += f"rowid {direction}"
         if limit is not None or offset:
             query += " LIMIT ? OFFSET ?"
             params += [-1 if limit is None else limit, offset]
@@ -260,6 +266,10 @@ class Db:
 
     @staticmethod
     def _validate(table: Table, values: dict[str, Any]) -> dict[str, Any]:
+        for column in table.emails:  # emails are case-insensitive: stored lower case
+            value = values.get(column.name)
+            if isinstance(value, str):
+                values[column.name] = value.strip().lower()
         try:
             return table.entity.model_validate(values).model_dump()
         except ValidationError as error:
@@ -305,6 +315,9 @@ class Db:
                 params.extend([_like_pattern(value)] * len(alternatives))
                 continue
             column = table.column(name)
+            if column.semantic == "Email" and op in ("eq", "ne", "in"):
+                value = [v.lower() if isinstance(v, str) else v for v in value] if op == "in" else (
+                    value.lower() if isinstance(value, str) else value)
             if op == "contains":
                 parts.append(f"\"{name}\" LIKE ? ESCAPE '\\'")
                 params.append(_like_pattern(value))

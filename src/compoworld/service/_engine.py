@@ -10,7 +10,7 @@ from typing import Any, Literal
 from annotated_types import Ge, Le
 from pydantic import create_model
 
-from compoworld.errors import UserError
+from compoworld.errors import RecordNotFound, UserError
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, check_identifier
 from compoworld.service._seed import seed_entities
@@ -90,22 +90,31 @@ class _ToolBuilder:
         return UserError(f"{self.where}: {message}")
 
     def param(self, p: ParamSpec) -> Param:
+        field = None
+        if p.role in ("field", "filter"):
+            name = p.field or p.name
+            if name not in self.fields:
+                raise self.fail(f"parameter {p.name!r} names unknown field {name!r} "
+                                f"(fields: {', '.join(self.fields)})")
+            field = self.fields[name]
         required = p.required if p.required is not None else p.role == "id" or (
-            p.role == "field" and self.spec.op == "create" and self.fields[p.field or p.name].required
+            p.role == "field" and self.spec.op == "create" and field is not None
+            and field.required and p.default is None
         )
         default: Any = inspect.Parameter.empty if required else p.default
         annotation: Any
         if p.role == "id":
             annotation = ref_type(self.entity.name)
-        elif p.role in ("field", "filter"):
-            name = p.field or p.name
-            if name not in self.fields:
-                raise self.fail(f"parameter {p.name!r} names unknown field {name!r}")
-            f = self.fields[name]
-            annotation = (type_annotation(p.type) if p.type else _field_annotation(f))
+        elif field is not None:
+            if p.type:
+                annotation = type_annotation(p.type)
+            elif p.role == "filter" and p.op == "contains":
+                annotation = str  # a part of a value, not a whole one: no pattern to match
+            else:
+                annotation = _field_annotation(field)
             if p.role == "filter" and p.op == "in":
                 annotation = _list[annotation]
-            if p.role == "field" and self.spec.op == "update" and not f.required:
+            if p.role == "field" and self.spec.op == "update" and not field.required:
                 annotation = _Optional[annotation]
         elif p.role == "query":
             annotation = str
@@ -117,7 +126,7 @@ class _ToolBuilder:
             sortable = [f.name for f in self.entity.fields if f.type not in ("array", "object")]
             annotation = _Literal[tuple(["id", *sortable])]
         else:  # order
-            annotation = Literal["asc", "desc"]
+            annotation = _Literal["asc", "desc"]
             default = default or "asc"
         return Param.of(p.name, annotation, p.description or _describe(p, self.entity.name), default)
 
@@ -140,13 +149,26 @@ class _ToolBuilder:
                     simulated=spec.simulated)
 
     # Helpers the operations use.
-    def split(self, args: dict[str, Any]) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
-        """(id, field values, filters) from validated arguments, keyed by entity field."""
+    def split(
+        self, db: Db, args: dict[str, Any]
+    ) -> tuple[str | None, dict[str, Any], dict[str, Any]]:
+        """(id, field values, filters) from validated arguments, keyed by entity field.
+
+        Omitted parameters take their declared default. A filter on a reference must name an
+        existing record (404 otherwise), as ``GET /customers/{id}/tickets`` would.
+        """
         record_id, values, filters = None, {}, {}
         for p in self.spec.params:
-            if p.name not in args:
+            if p.name in args:
+                value = args[p.name]
+            elif p.default is not None:
+                value = p.default
+            else:
                 continue
-            value = args[p.name]
+            if p.role == "filter" and p.op == "eq" and value is not None:
+                f = self.fields[p.field or p.name]
+                if f.type == "Ref" and f.ref and not db.exists(f.ref, value):
+                    raise RecordNotFound(f"{f.ref} {value!r} not found")
             if p.role == "id":
                 record_id = value
             elif p.role == "field":
@@ -157,9 +179,13 @@ class _ToolBuilder:
         return record_id, values, filters
 
     def arg(self, args: dict[str, Any], role: str, default: Any) -> Any:
+        """The value of the parameter playing ``role``: given, else declared default, else ``default``."""
         for p in self.spec.params:
-            if p.role == role and p.name in args:
-                return args[p.name]
+            if p.role == role:
+                if p.name in args:
+                    return args[p.name]
+                if p.default is not None:
+                    return p.default
         return default
 
 
@@ -202,7 +228,7 @@ def _page(b: _ToolBuilder, db: Db, args: dict[str, Any], filters: dict[str, Any]
 
 def _op_list(b: _ToolBuilder) -> Callable[..., Any]:
     def run(db: Db, **args: Any) -> Any:
-        return _page(b, db, args, b.split(args)[2])
+        return _page(b, db, args, b.split(db, args)[2])
 
     return run
 
@@ -215,7 +241,7 @@ def _op_search(b: _ToolBuilder) -> Callable[..., Any]:
     any_text = "|".join(text_fields) + "__contains"
 
     def run(db: Db, **args: Any) -> Any:
-        filters = b.split(args)[2]
+        filters = b.split(db, args)[2]
         query = b.arg(args, "query", "")
         # A record matches when any text field contains the query (case-insensitive).
         return _page(b, db, args, {**filters, any_text: query} if query else filters)
@@ -229,21 +255,21 @@ _TEXT_TYPES = ("PersonName", "FirstName", "LastName", "Email", "CompanyName", "J
 
 def _op_get(b: _ToolBuilder) -> Callable[..., Any]:
     def run(db: Db, **args: Any) -> Any:
-        return db.get(b.entity.name, b.split(args)[0] or "")
+        return db.get(b.entity.name, b.split(db, args)[0] or "")
 
     return run
 
 
 def _op_create(b: _ToolBuilder) -> Callable[..., Any]:
     def run(db: Db, **args: Any) -> Any:
-        return db.insert(b.entity.name, **b.split(args)[1])
+        return db.insert(b.entity.name, **b.split(db, args)[1])
 
     return run
 
 
 def _op_update(b: _ToolBuilder) -> Callable[..., Any]:
     def run(db: Db, **args: Any) -> Any:
-        record_id, values, _ = b.split(args)
+        record_id, values, _ = b.split(db, args)
         return db.update(b.entity.name, record_id or "", **values)
 
     return run
@@ -251,7 +277,7 @@ def _op_update(b: _ToolBuilder) -> Callable[..., Any]:
 
 def _op_delete(b: _ToolBuilder) -> Callable[..., Any]:
     def run(db: Db, **args: Any) -> Any:
-        record = db.delete(b.entity.name, b.split(args)[0] or "")
+        record = db.delete(b.entity.name, b.split(db, args)[0] or "")
         return {"id": record["id"], "deleted": True}
 
     return run
@@ -306,6 +332,18 @@ def build_service(spec: ServiceSpec) -> Service:
     service.origin = spec.provenance.source if spec.provenance else "spec"
     entity_specs = {e.name: e for e in spec.entities}
     for entity in spec.entities:
+        names = {f.name for f in entity.fields}
+        for unique in entity.unique:
+            if unique not in names:
+                raise UserError(f"entity {entity.name!r} of service {spec.name!r}: 'unique' names "
+                                f"unknown field {unique!r} (fields: {', '.join(sorted(names))})")
+        for f in entity.fields:
+            if f.type == "Ref" and not f.ref:
+                raise UserError(f"field {entity.name}.{f.name} of service {spec.name!r}: a 'Ref' "
+                                "type needs 'ref' naming the referenced entity")
+            if f.type == "Ref" and f.ref not in entity_specs:
+                raise UserError(f"field {entity.name}.{f.name} of service {spec.name!r} refers to "
+                                f"unknown entity {f.ref!r} (entities: {', '.join(entity_specs)})")
         service.entity(_entity_class(entity))
     for tool in spec.tools:
         if tool.entity not in entity_specs:

@@ -118,8 +118,10 @@ class Column:
         return self.kind in ("json", "bool")
 
 
-def describe_annotation(annotation: Any, metadata: list[Any]) -> tuple[Any, bool, SemanticTag | None]:
-    """Split an annotation into (base type, nullable, semantic tag)."""
+def describe_annotation(
+    annotation: Any, metadata: list[Any]
+) -> tuple[Any, bool, SemanticTag | None]:
+    """Split an annotation into (base type, nullable, semantic tag; a list's item tag)."""
     tag = next((m for m in metadata if isinstance(m, SemanticTag)), None)
     nullable = False
     origin = typing.get_origin(annotation)
@@ -130,6 +132,10 @@ def describe_annotation(annotation: Any, metadata: list[Any]) -> tuple[Any, bool
     if typing.get_origin(annotation) is typing.Annotated:
         tag = tag or semantic_type_of(annotation)
         annotation = typing.get_args(annotation)[0]
+    if tag is None and typing.get_origin(annotation) is list:
+        # list[Email]: the items carry the meaning (a list of recipients is a list of emails).
+        (item,) = typing.get_args(annotation) or (None,)
+        _, _, tag = describe_annotation(item, []) if item is not None else (None, False, None)
     return annotation, nullable, tag
 
 

@@ -98,6 +98,12 @@ class Environment:
         conn.execute(f"CREATE TABLE {SEQUENCE_TABLE} (name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
         for service in self.services.values():
             for table in service.tables.values():
+                for column in table.columns:
+                    if column.ref and column.ref not in service.tables:
+                        raise UserError(
+                            f"{service.name}.{table.entity_name}.{column.name} refers to unknown "
+                            f"entity {column.ref!r} (entities: {', '.join(service.tables)})"
+                        )
                 for statement in table.ddl():
                     conn.execute(statement)
         conn.execute("BEGIN")
@@ -134,8 +140,14 @@ class Environment:
         self._conn.deserialize(image)
 
     def digest(self) -> str:
-        """A short hash of the current state: equal digests, equal states."""
-        return hashlib.blake2b(self._conn.serialize(), digest_size=16).hexdigest()
+        """A short hash of the current state: equal digests, equal states.
+
+        SQLite's commit counters in the file header (bytes 24-27 and 92-95) are left out:
+        they count transactions, not content, and differ between a fresh and a forked world.
+        """
+        image = bytearray(self._conn.serialize())
+        image[24:28] = image[92:96] = bytes(4)
+        return hashlib.blake2b(image, digest_size=16).hexdigest()
 
     def close(self) -> None:
         self._conn.close()
@@ -202,8 +214,9 @@ class Environment:
         return ok(data)
 
     def _rollback(self) -> None:
-        self._conn.execute("ROLLBACK TO call")
-        self._conn.execute("RELEASE call")
+        # The call's savepoint is the outermost transaction: a plain ROLLBACK undoes it without
+        # committing anything, so not even SQLite's header counters move.
+        self._conn.execute("ROLLBACK")
 
     def _unknown_tool(self, name: object) -> str:
         message = f"unknown tool {name!r}"

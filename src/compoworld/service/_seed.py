@@ -25,6 +25,9 @@ _FROM_PERSON = {
 }
 
 
+_SCHEDULE_WORDS = ("due", "deadline", "start", "end", "until", "expir", "schedul", "renew", "next")
+
+
 def _order(entities: Sequence[EntitySpec]) -> list[EntitySpec]:
     """Entities sorted so that every referenced entity is seeded before its referrers."""
     by_name = {e.name: e for e in entities}
@@ -54,10 +57,11 @@ def _value(f: FieldSpec, fake: Faker, person: Person, pool: Pool, refs: dict[str
         return rnd.choice(ids) if ids else None
     if f.type in _FROM_PERSON:
         return _FROM_PERSON[f.type](person)
-    if f.type == "Date":
-        return pool.day(rnd.randint(-90, 90)).isoformat()
-    if f.type == "DateTime":
-        return f"{pool.day(rnd.randint(-90, 90)).isoformat()}T{rnd.randint(8, 18):02d}:00:00"
+    if f.type in ("Date", "DateTime"):
+        # Records happened in the past; only schedule-like fields (due, start, ...) may be ahead.
+        ahead = any(word in f.name for word in _SCHEDULE_WORDS)
+        day = pool.day(rnd.randint(-30, 90) if ahead else rnd.randint(-180, 0)).isoformat()
+        return day if f.type == "Date" else f"{day}T{rnd.randint(8, 18):02d}:00:00"
     if f.type == "string":
         return fake.sentence(nb_words=4).rstrip(".")
     if f.type == "integer":

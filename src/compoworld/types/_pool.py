@@ -11,13 +11,14 @@ import hashlib
 import random
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from faker import Faker
 
 from compoworld.types._builtin import INDUSTRIES
 
 DEFAULT_TODAY = date(2026, 3, 2)
+WORKDAY_START = time(9, 0)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,19 @@ class Pool:
             built.append(self._company(fake, {c.domain for c in built}))
         self.companies: tuple[Company, ...] = tuple(built)
         self.people: tuple[Person, ...] = tuple(self._person(fake, i) for i in range(people))
+
+    @property
+    def user(self) -> Person:
+        """The person the agent works for: owner of the mailbox, the calendar, ...
+
+        Services that have an owner use this person, so "my" means the same in all of them.
+        """
+        return self.people[-1]
+
+    @property
+    def now(self) -> datetime:
+        """The world's fixed "now": 09:00 on :attr:`today` (nothing reads the real clock)."""
+        return datetime.combine(self.today, WORKDAY_START)
 
     def faker(self, purpose: str) -> Faker:
         """The pool's Faker, reseeded for ``purpose`` (e.g. a service name).

@@ -1,0 +1,354 @@
+"""The crm service on the real runtime: seeding, reads, aggregates and business rules."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+from typing import Any
+
+import orjson
+import pytest
+
+from compoworld.catalog import load_service
+from compoworld.service import Environment, check_service
+
+OPEN = ("prospecting", "qualification", "proposal", "negotiation")
+
+
+@pytest.fixture
+def env() -> Environment:
+    # A freshly built environment, not ``fork()``: in a forked (deserialized) database even a
+    # rolled-back write bumps SQLite's header change counter, which ``digest()`` hashes.
+    return Environment([load_service("crm")], seed=0)
+
+
+def ok(env: Environment, tool: str, **args: Any) -> Any:
+    envelope = env.call(f"crm__{tool}", args)
+    assert envelope["success"], envelope
+    orjson.dumps(envelope)
+    return envelope["data"]
+
+
+def fails(env: Environment, tool: str, code: int, **args: Any) -> str:
+    """Call a tool that must be refused with ``code`` and leave the state untouched."""
+    before = env.digest()
+    envelope = env.call(f"crm__{tool}", args)
+    assert not envelope["success"], envelope
+    assert envelope["error"]["code"] == code, envelope
+    assert env.digest() == before
+    return str(envelope["error"]["message"])
+
+
+def rows(env: Environment, entity: str, **where: Any) -> list[dict[str, Any]]:
+    return env.db("crm").select(entity, where)
+
+
+def open_deal(env: Environment, stage: str = "prospecting", amount_positive: bool = True
+              ) -> dict[str, Any]:
+    return next(d for d in rows(env, "deal", stage=stage)
+                if (d["amount"] > 0) == amount_positive)
+
+
+# -- seeding -----------------------------------------------------------------------------
+
+
+def test_passes_the_conformance_check() -> None:
+    report = check_service(load_service("crm"))
+    assert report.ok, str(report)
+
+
+def test_seed_is_deterministic_realistic_and_seed_dependent(env: Environment) -> None:
+    counts = {table: len(records) for table, records in env.rows().items()}
+    assert 250 <= sum(counts.values()) <= 400, counts
+    assert all(n > 0 for n in counts.values()), counts
+    again = Environment([load_service("crm")], seed=0)
+    assert again.digest() == env.digest()
+    assert Environment([load_service("crm")], seed=1).digest() != env.digest()
+
+
+def test_seeded_accounts_contacts_and_leads_come_from_the_pool(env: Environment) -> None:
+    companies = {c.name: c for c in env.pool.companies}
+    people = {p.email: p for p in env.pool.people}
+    accounts = {a["id"]: a for a in rows(env, "account")}
+    for account in accounts.values():
+        company = companies[account["name"]]
+        assert (account["domain"], account["industry"]) == (company.domain, company.industry)
+    for contact in rows(env, "contact"):
+        person = people[contact["email"]]
+        assert (contact["name"], contact["phone"], contact["job_title"]) == (
+            person.name, person.phone, person.job_title)
+        assert accounts[contact["account_id"]]["name"] == person.company.name
+    for lead in rows(env, "lead"):
+        person = people[lead["email"]]
+        assert (lead["name"], lead["company"]) == (person.name, person.company.name)
+    reps = env.pool.people[-6:]
+    owners = {r["owner"] for t in ("account", "deal", "lead") for r in rows(env, t)}
+    assert owners <= {p.name for p in reps}
+    seeded = {r["email"] for t in ("contact", "lead") for r in rows(env, t)}
+    assert not seeded & {p.email for p in reps}
+
+
+def test_seeded_state_is_consistent(env: Environment) -> None:
+    today = env.today.isoformat()
+    contacts = {c["id"]: c for c in rows(env, "contact")}
+    for deal in rows(env, "deal"):
+        if deal["contact_id"]:
+            assert contacts[deal["contact_id"]]["account_id"] == deal["account_id"]
+        if deal["stage"] in ("won", "lost"):
+            assert deal["close_date"] < today
+        if deal["stage"] == "won":
+            assert deal["amount"] > 0
+    for lead in rows(env, "lead"):
+        converted = lead["status"] == "converted"
+        assert (lead["converted_contact_id"] is not None) == converted
+        if converted:
+            assert contacts[lead["converted_contact_id"]]["email"] == lead["email"]
+    for activity in rows(env, "activity"):
+        assert activity["occurred_on"] <= today
+        assert contacts[activity["contact_id"]]["account_id"] == activity["account_id"]
+
+
+# -- reads -------------------------------------------------------------------------------
+
+
+def test_list_accounts_pages_through_accounts_sorted_by_name(env: Environment) -> None:
+    first = ok(env, "list_accounts", limit=5)
+    second = ok(env, "list_accounts", limit=5, offset=5)
+    names = sorted(a["name"] for a in rows(env, "account"))
+    assert [a["name"] for a in first["items"] + second["items"]] == names[:10]
+    assert first["total"] == second["total"] == len(names)
+    fails(env, "list_accounts", 400, limit=0)
+    fails(env, "list_accounts", 400, limit=101)
+
+
+def test_list_accounts_filters_by_query_and_industry(env: Environment) -> None:
+    account = rows(env, "account")[3]
+    found = ok(env, "list_accounts", query=account["domain"].upper())
+    assert account["id"] in [a["id"] for a in found["items"]]
+    by_industry = ok(env, "list_accounts", industry=account["industry"], limit=100)
+    expected = [a for a in rows(env, "account") if a["industry"] == account["industry"]]
+    assert by_industry["total"] == len(expected)
+    assert {a["id"] for a in by_industry["items"]} == {a["id"] for a in expected}
+
+
+def test_list_contacts_searches_by_email_and_account(env: Environment) -> None:
+    contact = rows(env, "contact")[7]
+    found = ok(env, "list_contacts", query=contact["email"])
+    assert [c["id"] for c in found["items"]] == [contact["id"]]
+    at_account = ok(env, "list_contacts", account_id=contact["account_id"], limit=100)
+    assert at_account["total"] == len(rows(env, "contact", account_id=contact["account_id"]))
+    assert all(c["account_id"] == contact["account_id"] for c in at_account["items"])
+    fails(env, "list_contacts", 404, account_id="ac_missing")
+
+
+def test_list_leads_filters_by_status_newest_first(env: Environment) -> None:
+    leads = ok(env, "list_leads", status="new", limit=100)
+    assert leads["total"] == len(rows(env, "lead", status="new")) > 0
+    dates = [lead["created_on"] for lead in leads["items"]]
+    assert dates == sorted(dates, reverse=True)
+    assert all(lead["status"] == "new" for lead in leads["items"])
+
+
+def test_list_deals_filters_open_deals_of_an_owner(env: Environment) -> None:
+    owner = rows(env, "deal")[0]["owner"]
+    found = ok(env, "list_deals", owner=owner, open_only=True, limit=100)
+    expected = [d for d in rows(env, "deal", owner=owner) if d["stage"] in OPEN]
+    assert found["total"] == len(expected) > 0
+    assert sorted(d["id"] for d in found["items"]) == sorted(d["id"] for d in expected)
+    dates = [d["close_date"] for d in found["items"]]
+    assert dates == sorted(dates)
+    soon = (env.today + timedelta(days=30)).isoformat()
+    closing = ok(env, "list_deals", closing_before=soon, limit=100)
+    assert closing["total"] == sum(d["close_date"] <= soon for d in rows(env, "deal"))
+
+
+def test_get_account_includes_its_contacts_deals_and_activities(env: Environment) -> None:
+    account = rows(env, "account")[0]
+    data = ok(env, "get_account", account_id=account["id"])
+    assert data["name"] == account["name"]
+    for key, entity in (("contacts", "contact"), ("deals", "deal"), ("activities", "activity")):
+        assert sorted(r["id"] for r in data[key]) == sorted(
+            r["id"] for r in rows(env, entity, account_id=account["id"]))
+    fails(env, "get_account", 404, account_id="ac_missing")
+
+
+@pytest.mark.parametrize("currency", ["USD", "EUR"])
+def test_pipeline_summary_matches_a_hand_computation(env: Environment, currency: str) -> None:
+    deals = rows(env, "deal", currency=currency)
+    data = ok(env, "get_pipeline_summary", currency=currency.lower())
+    count: dict[str, int] = defaultdict(int)
+    total: dict[str, float] = defaultdict(float)
+    for deal in deals:
+        count[deal["stage"]] += 1
+        total[deal["stage"]] += deal["amount"]
+    assert [s["stage"] for s in data["stages"]] == [*OPEN, "won", "lost"]
+    for stage in data["stages"]:
+        assert stage["count"] == count[stage["stage"]]
+        assert stage["total_amount"] == pytest.approx(total[stage["stage"]])
+    assert data["open_count"] == sum(count[s] for s in OPEN)
+    assert data["open_total"] == pytest.approx(sum(total[s] for s in OPEN))
+    weights = {"prospecting": 0.1, "qualification": 0.25, "proposal": 0.5, "negotiation": 0.75}
+    assert data["weighted_open_total"] == pytest.approx(
+        sum(total[s] * w for s, w in weights.items()), abs=0.01)
+
+
+def test_pipeline_summary_by_owner(env: Environment) -> None:
+    owner = rows(env, "deal")[0]["owner"]
+    data = ok(env, "get_pipeline_summary", owner=owner)
+    mine = rows(env, "deal", owner=owner, currency="USD")
+    assert sum(s["count"] for s in data["stages"]) == len(mine)
+    assert data["open_total"] == pytest.approx(
+        sum(d["amount"] for d in mine if d["stage"] in OPEN))
+
+
+# -- deals -------------------------------------------------------------------------------
+
+
+def test_create_deal_defaults_to_the_account_owner(env: Environment) -> None:
+    contact = rows(env, "contact")[0]
+    account = env.db("crm").get("account", contact["account_id"])
+    close = (env.today + timedelta(days=45)).isoformat()
+    deal = ok(env, "create_deal", account_id=account["id"], name="Renewal 2026", amount=12500,
+              close_date=close, contact_id=contact["id"])
+    assert (deal["stage"], deal["owner"]) == ("prospecting", account["owner"])
+    assert deal["amount"] == 12500
+    listed = ok(env, "list_deals", account_id=account["id"], limit=100)["items"]
+    assert deal in listed
+
+
+def test_create_deal_rules(env: Environment) -> None:
+    contact = rows(env, "contact")[0]
+    other = next(a for a in rows(env, "account") if a["id"] != contact["account_id"])
+    future = (env.today + timedelta(days=10)).isoformat()
+    args = {"account_id": contact["account_id"], "name": "X", "amount": 10.0, "close_date": future}
+    fails(env, "create_deal", 422, **{**args, "close_date": "2020-01-01"})
+    fails(env, "create_deal", 422, **{**args, "account_id": other["id"],
+                                       "contact_id": contact["id"]})
+    fails(env, "create_deal", 400, **{**args, "amount": -5})
+    fails(env, "create_deal", 400, **{**args, "name": "  "})
+    fails(env, "create_deal", 404, **{**args, "account_id": "ac_missing"})
+    fails(env, "create_deal", 400, **{**args, "close_date": "next week"})
+
+
+def test_deal_stages_only_move_forward(env: Environment) -> None:
+    deal = open_deal(env, "qualification")
+    fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="prospecting")
+    fails(env, "advance_deal_stage", 409, deal_id=deal["id"], stage="qualification")
+    moved = ok(env, "advance_deal_stage", deal_id=deal["id"], stage="negotiation")
+    assert moved["stage"] == "negotiation" and moved["close_date"] == deal["close_date"]
+    fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="proposal")
+
+
+def test_winning_a_deal_closes_it_today(env: Environment) -> None:
+    deal = open_deal(env, "negotiation")
+    before = ok(env, "get_pipeline_summary", currency=deal["currency"])
+    won = ok(env, "advance_deal_stage", deal_id=deal["id"], stage="won")
+    assert (won["stage"], won["close_date"]) == ("won", env.today.isoformat())
+    after = ok(env, "get_pipeline_summary", currency=deal["currency"])
+    assert after["stages"][4]["count"] == before["stages"][4]["count"] + 1
+    fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="lost", lost_reason="x")
+
+
+def test_a_deal_worth_nothing_cannot_be_won(env: Environment) -> None:
+    deal = open_deal(env, "prospecting", amount_positive=False)
+    message = fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="won")
+    assert "0" in message
+
+
+def test_losing_a_deal_needs_a_reason(env: Environment) -> None:
+    deal = open_deal(env, "proposal")
+    fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="lost")
+    lost = ok(env, "advance_deal_stage", deal_id=deal["id"], stage="lost",
+              lost_reason="Went with a competitor")
+    assert (lost["stage"], lost["lost_reason"]) == ("lost", "Went with a competitor")
+    assert lost["close_date"] == env.today.isoformat()
+    fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="won")
+
+
+# -- accounts and leads ------------------------------------------------------------------
+
+
+def test_an_account_with_open_deals_cannot_be_deleted(env: Environment) -> None:
+    deal = open_deal(env, "proposal")
+    fails(env, "delete_account", 409, account_id=deal["account_id"])
+    fails(env, "delete_account", 404, account_id="ac_missing")
+
+
+def test_deleting_an_account_removes_its_records_but_keeps_leads(env: Environment) -> None:
+    lead = rows(env, "lead", status="converted")[0]
+    account_id = env.db("crm").get("contact", lead["converted_contact_id"])["account_id"]
+    for deal in rows(env, "deal", account_id=account_id):
+        if deal["stage"] in OPEN:
+            ok(env, "advance_deal_stage", deal_id=deal["id"], stage="lost", lost_reason="Closed")
+    result = ok(env, "delete_account", account_id=account_id)
+    assert result["deleted"] and result["contacts_deleted"] > 0
+    fails(env, "get_account", 404, account_id=account_id)
+    for entity in ("contact", "deal", "activity"):
+        assert rows(env, entity, account_id=account_id) == []
+    kept = env.db("crm").get("lead", lead["id"])
+    assert (kept["status"], kept["converted_contact_id"]) == ("converted", None)
+
+
+def test_convert_lead_creates_an_account_contact_and_deal(env: Environment) -> None:
+    accounts = {a["name"] for a in rows(env, "account")}
+    lead = next(lead for lead in rows(env, "lead", status="new")
+                if lead["company"] not in accounts)
+    data = ok(env, "convert_lead", lead_id=lead["id"], deal_amount=30000)
+    assert data["account"]["name"] == lead["company"]
+    assert data["account"]["owner"] == lead["owner"]
+    assert (data["contact"]["email"], data["contact"]["name"]) == (lead["email"], lead["name"])
+    assert data["deal"]["amount"] == 30000 and data["deal"]["stage"] == "prospecting"
+    assert data["deal"]["close_date"] == (env.today + timedelta(days=30)).isoformat()
+    assert data["lead"]["status"] == "converted"
+    account = ok(env, "get_account", account_id=data["account"]["id"])
+    assert [c["id"] for c in account["contacts"]] == [data["contact"]["id"]]
+    assert [d["id"] for d in account["deals"]] == [data["deal"]["id"]]
+    assert "already converted" in fails(env, "convert_lead", 409, lead_id=lead["id"])
+
+
+def test_convert_lead_joins_an_existing_account(env: Environment) -> None:
+    accounts = {a["name"]: a for a in rows(env, "account")}
+    lead = next(lead for lead in rows(env, "lead")
+                if lead["status"] in ("new", "qualified") and lead["company"] in accounts)
+    count = len(accounts)
+    data = ok(env, "convert_lead", lead_id=lead["id"])
+    assert data["account"]["id"] == accounts[lead["company"]]["id"]
+    assert data["deal"] is None
+    assert len(rows(env, "account")) == count
+    found = ok(env, "list_contacts", query=lead["email"])["items"]
+    assert [c["account_id"] for c in found] == [accounts[lead["company"]]["id"]]
+
+
+def test_converted_and_disqualified_leads_cannot_be_converted(env: Environment) -> None:
+    converted = rows(env, "lead", status="converted")[0]
+    assert "already converted" in fails(env, "convert_lead", 409, lead_id=converted["id"])
+    disqualified = rows(env, "lead", status="disqualified")[0]
+    fails(env, "convert_lead", 422, lead_id=disqualified["id"])
+    fails(env, "convert_lead", 404, lead_id="ld_missing")
+    new = rows(env, "lead", status="new")[0]
+    fails(env, "convert_lead", 400, lead_id=new["id"], deal_amount=-1)
+
+
+# -- activities --------------------------------------------------------------------------
+
+
+def test_log_activity_is_dated_today_and_shows_on_the_account(env: Environment) -> None:
+    deal = next(d for d in rows(env, "deal") if d["contact_id"])
+    activity = ok(env, "log_activity", kind="call", subject="Discussed renewal pricing",
+                  account_id=deal["account_id"], contact_id=deal["contact_id"],
+                  deal_id=deal["id"])
+    assert activity["occurred_on"] == env.today.isoformat()
+    account = ok(env, "get_account", account_id=deal["account_id"])
+    assert account["activities"][0] == activity
+
+
+def test_log_activity_refuses_records_of_another_account(env: Environment) -> None:
+    deal = next(d for d in rows(env, "deal") if d["contact_id"])
+    other = next(c for c in rows(env, "contact") if c["account_id"] != deal["account_id"])
+    other_deal = next(d for d in rows(env, "deal") if d["account_id"] != deal["account_id"])
+    base = {"kind": "note", "subject": "x", "account_id": deal["account_id"]}
+    fails(env, "log_activity", 422, **base, contact_id=other["id"])
+    fails(env, "log_activity", 422, **base, deal_id=other_deal["id"])
+    fails(env, "log_activity", 400, **{**base, "subject": " "})
+    fails(env, "log_activity", 400, **{**base, "kind": "fax"})
+    fails(env, "log_activity", 404, **base, deal_id="dl_missing")

@@ -1,0 +1,362 @@
+"""The payments service on the real runtime: seeding, reads, aggregates and business rules."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+from typing import Any
+
+import orjson
+import pytest
+
+from compoworld.catalog import load_service
+from compoworld.service import Environment, check_service
+
+
+@pytest.fixture
+def env() -> Environment:
+    # A freshly built environment, not ``fork()``: in a forked (deserialized) database even a
+    # rolled-back write bumps SQLite's header change counter, which ``digest()`` hashes.
+    return Environment([load_service("payments")], seed=0)
+
+
+def ok(env: Environment, tool: str, **args: Any) -> Any:
+    envelope = env.call(f"payments__{tool}", args)
+    assert envelope["success"], envelope
+    orjson.dumps(envelope)
+    return envelope["data"]
+
+
+def fails(env: Environment, tool: str, code: int, **args: Any) -> str:
+    """Call a tool that must be refused with ``code`` and leave the state untouched."""
+    before = env.digest()
+    envelope = env.call(f"payments__{tool}", args)
+    assert not envelope["success"], envelope
+    assert envelope["error"]["code"] == code, envelope
+    assert env.digest() == before
+    return str(envelope["error"]["message"])
+
+
+def rows(env: Environment, entity: str, **where: Any) -> list[dict[str, Any]]:
+    return env.db("payments").select(entity, where)
+
+
+def invoice(env: Environment, status: str, paid: bool | None = None) -> dict[str, Any]:
+    """A seeded invoice in ``status``; ``paid``: with (True) or without (False) payments."""
+    for record in rows(env, "invoice", status=status):
+        has_payments = bool(rows(env, "payment", invoice_id=record["id"]))
+        if paid is None or paid == has_payments:
+            return record
+    raise AssertionError(f"no seeded {status} invoice with paid={paid}")
+
+
+def day(env: Environment, offset: int) -> str:
+    return (env.today + timedelta(days=offset)).isoformat()
+
+
+# -- seeding -----------------------------------------------------------------------------
+
+
+def test_passes_the_conformance_check() -> None:
+    report = check_service(load_service("payments"))
+    assert report.ok, str(report)
+
+
+def test_seed_is_deterministic_realistic_and_seed_dependent(env: Environment) -> None:
+    counts = {table: len(records) for table, records in env.rows().items()}
+    assert 250 <= sum(counts.values()) <= 400, counts
+    assert all(n > 0 for n in counts.values()), counts
+    assert Environment([load_service("payments")], seed=0).digest() == env.digest()
+    assert Environment([load_service("payments")], seed=1).digest() != env.digest()
+    statuses = {i["status"] for i in rows(env, "invoice")}
+    assert statuses == {"draft", "open", "paid", "void"}
+
+
+def test_seeded_customers_are_pool_people(env: Environment) -> None:
+    people = {p.email: p for p in env.pool.people}
+    customers = rows(env, "customer")
+    for customer in customers:
+        person = people[customer["email"]]
+        assert (customer["name"], customer["phone"], customer["company"]) == (
+            person.name, person.phone, person.company.name)
+    assert {c["company"] for c in customers} <= {c.name for c in env.pool.companies}
+
+
+def test_seeded_invoices_payments_and_refunds_add_up(env: Environment) -> None:
+    today = env.today.isoformat()
+    customers = {c["id"]: c for c in rows(env, "customer")}
+    refunds: dict[str, float] = defaultdict(float)
+    for refund in rows(env, "refund"):
+        refunds[refund["payment_id"]] += refund["amount"]
+    for record in rows(env, "invoice"):
+        payments = rows(env, "payment", invoice_id=record["id"])
+        paid = sum(p["amount"] for p in payments)
+        assert record["currency"] == customers[record["customer_id"]]["currency"]
+        assert all(p["currency"] == record["currency"] for p in payments)
+        if record["status"] == "draft":
+            assert record["issue_date"] is None and not payments
+        else:
+            assert record["issue_date"] <= today and record["issue_date"] < record["due_date"]
+            assert all(record["issue_date"] <= p["paid_on"] <= today for p in payments)
+        if record["status"] == "paid":
+            assert paid == pytest.approx(record["amount"]) and record["balance_due"] == 0
+            assert record["paid_on"] == max(p["paid_on"] for p in payments)
+        elif record["status"] == "open":
+            assert record["balance_due"] == pytest.approx(record["amount"] - paid)
+        elif record["status"] == "void":
+            assert not payments
+        for payment in payments:
+            assert payment["refunded"] == pytest.approx(refunds[payment["id"]])
+            assert payment["refunded"] <= payment["amount"]
+    numbers = [i["number"] for i in rows(env, "invoice") if i["issue_date"]]
+    issued = sorted(rows(env, "invoice", issue_date__isnull=False), key=lambda i: i["number"])
+    assert len(set(numbers)) == len(numbers)
+    assert [i["issue_date"] for i in issued] == sorted(i["issue_date"] for i in issued)
+
+
+# -- reads -------------------------------------------------------------------------------
+
+
+def test_list_customers_pages_and_searches(env: Environment) -> None:
+    first = ok(env, "list_customers", limit=7)
+    second = ok(env, "list_customers", limit=7, offset=7)
+    names = sorted(c["name"] for c in rows(env, "customer"))
+    assert [c["name"] for c in first["items"] + second["items"]] == names[:14]
+    assert first["total"] == len(names)
+    customer = rows(env, "customer")[5]
+    found = ok(env, "list_customers", query=customer["email"].upper())
+    assert [c["id"] for c in found["items"]] == [customer["id"]]
+    fails(env, "list_customers", 400, limit=500)
+    fails(env, "list_customers", 400, offset=-1)
+
+
+def test_list_invoices_filters_by_customer_and_status(env: Environment) -> None:
+    customer_id = rows(env, "invoice")[0]["customer_id"]
+    mine = ok(env, "list_invoices", customer_id=customer_id, limit=100)
+    assert sorted(i["id"] for i in mine["items"]) == sorted(
+        i["id"] for i in rows(env, "invoice", customer_id=customer_id))
+    paid = ok(env, "list_invoices", status="paid", limit=10, offset=10)
+    assert paid["total"] == len(rows(env, "invoice", status="paid"))
+    numbers = sorted((i["number"] for i in rows(env, "invoice", status="paid")), reverse=True)
+    assert [i["number"] for i in paid["items"]] == numbers[10:20]
+    fails(env, "list_invoices", 404, customer_id="cu_missing")
+
+
+def test_list_invoices_overdue(env: Environment) -> None:
+    today = env.today.isoformat()
+    expected = {i["id"] for i in rows(env, "invoice", status="open") if i["due_date"] < today}
+    found = ok(env, "list_invoices", overdue=True, limit=100)
+    assert {i["id"] for i in found["items"]} == expected and found["total"] == len(expected) > 0
+    assert ok(env, "list_invoices", overdue=True, status="paid")["total"] == 0
+
+
+def test_get_invoice_shows_payments_and_refunds(env: Environment) -> None:
+    refund = rows(env, "refund")[0]
+    payment = env.db("payments").get("payment", refund["payment_id"])
+    data = ok(env, "get_invoice", invoice_id=payment["invoice_id"])
+    customer = env.db("payments").get("customer", data["customer_id"])
+    assert data["customer_name"] == customer["name"]
+    assert payment in data["payments"] and refund in data["refunds"]
+    fails(env, "get_invoice", 404, invoice_id="in_missing")
+
+
+@pytest.mark.parametrize("spelling", ["{n}", "{n_lower}", "{n_bare}", " {n} "])
+def test_find_invoice_by_number(env: Environment, spelling: str) -> None:
+    record = rows(env, "invoice")[20]
+    number = spelling.format(n=record["number"], n_lower=record["number"].lower(),
+                             n_bare=record["number"].replace("-", ""))
+    assert ok(env, "find_invoice_by_number", number=number) == record
+
+
+def test_find_invoice_by_unknown_number(env: Environment) -> None:
+    fails(env, "find_invoice_by_number", 404, number="INV-99999")
+
+
+def test_customer_balance_matches_a_hand_computation(env: Environment) -> None:
+    today = env.today.isoformat()
+    for customer in rows(env, "customer")[:15]:
+        data = ok(env, "get_customer_balance", customer_id=customer["id"])
+        open_ = rows(env, "invoice", customer_id=customer["id"], status="open")
+        late = [i for i in open_ if i["due_date"] < today]
+        payments = rows(env, "payment", customer_id=customer["id"])
+        assert data["currency"] == customer["currency"]
+        assert (data["open_invoices"], data["overdue_invoices"]) == (len(open_), len(late))
+        assert data["outstanding"] == pytest.approx(sum(i["balance_due"] for i in open_))
+        assert data["overdue"] == pytest.approx(sum(i["balance_due"] for i in late))
+        assert data["total_paid"] == pytest.approx(sum(p["amount"] for p in payments))
+        assert data["total_refunded"] == pytest.approx(sum(p["refunded"] for p in payments))
+    fails(env, "get_customer_balance", 404, customer_id="cu_missing")
+
+
+def test_an_invoice_due_today_is_not_overdue_yet(env: Environment) -> None:
+    record = invoice(env, "open")
+    env.db("payments").update("invoice", record["id"], due_date=env.today.isoformat())
+    data = ok(env, "get_customer_balance", customer_id=record["customer_id"])
+    late = [i for i in rows(env, "invoice", customer_id=record["customer_id"], status="open")
+            if i["due_date"] < env.today.isoformat()]
+    assert data["overdue_invoices"] == len(late)
+    overdue = ok(env, "list_invoices", overdue=True, limit=100)["items"]
+    assert record["id"] not in {i["id"] for i in overdue}
+
+
+@pytest.mark.parametrize(("currency", "since", "until"),
+                         [("USD", None, None), ("USD", -90, -30), ("GBP", -200, 0)])
+def test_revenue_summary_matches_a_hand_computation(env: Environment, currency: str,
+                                                    since: int | None, until: int | None) -> None:
+    start = day(env, since) if since is not None else "0000-01-01"
+    end = day(env, until) if until is not None else "9999-12-31"
+    payments = {p["id"]: p for p in rows(env, "payment", currency=currency)}
+    received = [p for p in payments.values() if start <= p["paid_on"] <= end]
+    refunds = [r for r in rows(env, "refund")
+               if r["payment_id"] in payments and start <= r["refunded_on"] <= end]
+    args = {"currency": currency} | ({"since": start, "until": end} if since is not None else {})
+    data = ok(env, "get_revenue_summary", **args)
+    by_method: dict[str, float] = defaultdict(float)
+    for payment in received:
+        by_method[payment["method"]] += payment["amount"]
+    assert data["payments"] == len(received) > 0
+    assert data["received"] == pytest.approx(sum(by_method.values()))
+    assert data["by_method"] == pytest.approx(dict(by_method))
+    assert data["refunds"] == len(refunds)
+    assert data["refunded"] == pytest.approx(sum(r["amount"] for r in refunds))
+    assert data["net"] == pytest.approx(data["received"] - data["refunded"])
+
+
+# -- customers and invoices --------------------------------------------------------------
+
+
+def test_create_customer_and_duplicate_email(env: Environment) -> None:
+    customer = ok(env, "create_customer", name="Ada Lovelace", email="Ada@Example.com",
+                  company="Analytical Engines", currency="eur")
+    assert (customer["email"], customer["currency"]) == ("ada@example.com", "EUR")
+    found = ok(env, "list_customers", query="lovelace")["items"]
+    assert found == [customer]
+    fails(env, "create_customer", 409, name="Someone Else", email="ada@example.com")
+    fails(env, "create_customer", 400, name="Bad Email", email="not-an-email")
+
+
+def test_create_invoice_drafts_with_the_next_number(env: Environment) -> None:
+    customer = rows(env, "customer", currency="EUR")[0]
+    last = max(int(i["number"][4:]) for i in rows(env, "invoice"))
+    draft = ok(env, "create_invoice", customer_id=customer["id"], amount=1200.5,
+               description="Workshop")
+    assert draft["number"] == f"INV-{last + 1}"
+    assert (draft["status"], draft["currency"], draft["balance_due"]) == ("draft", "EUR", 1200.5)
+    assert draft["issue_date"] is None
+    assert ok(env, "find_invoice_by_number", number=draft["number"]) == draft
+    again = ok(env, "create_invoice", customer_id=customer["id"], amount=10, description="x",
+               currency="EUR")
+    assert again["number"] == f"INV-{last + 2}"
+
+
+def test_create_invoice_rules(env: Environment) -> None:
+    customer = rows(env, "customer", currency="USD")[0]
+    message = fails(env, "create_invoice", 422, customer_id=customer["id"], amount=50,
+                    description="x", currency="EUR")
+    assert "USD" in message
+    fails(env, "create_invoice", 400, customer_id=customer["id"], amount=0, description="x")
+    fails(env, "create_invoice", 400, customer_id=customer["id"], amount=-3, description="x")
+    fails(env, "create_invoice", 404, customer_id="cu_missing", amount=5, description="x")
+
+
+def test_only_draft_invoices_can_be_edited(env: Environment) -> None:
+    draft = invoice(env, "draft")
+    changed = ok(env, "update_invoice", invoice_id=draft["id"], amount=99.99,
+                 description="Revised quote")
+    assert (changed["amount"], changed["balance_due"]) == (99.99, 99.99)
+    assert ok(env, "get_invoice", invoice_id=draft["id"])["description"] == "Revised quote"
+    for status in ("open", "paid", "void"):
+        fails(env, "update_invoice", 422, invoice_id=invoice(env, status)["id"], amount=1.0)
+    fails(env, "update_invoice", 400, invoice_id=draft["id"], amount=0)
+
+
+def test_send_invoice_issues_it_today(env: Environment) -> None:
+    draft = invoice(env, "draft")
+    sent = ok(env, "send_invoice", invoice_id=draft["id"], due_in_days=14)
+    assert (sent["status"], sent["issue_date"], sent["due_date"]) == (
+        "open", env.today.isoformat(), day(env, 14))
+    fails(env, "send_invoice", 409, invoice_id=draft["id"])
+    fails(env, "send_invoice", 422, invoice_id=invoice(env, "paid")["id"])
+    fails(env, "send_invoice", 422, invoice_id=invoice(env, "void")["id"])
+    fails(env, "send_invoice", 400, invoice_id=invoice(env, "draft")["id"], due_in_days=0)
+
+
+def test_void_invoice_rules(env: Environment) -> None:
+    assert "paid" in fails(env, "void_invoice", 422, invoice_id=invoice(env, "paid")["id"])
+    fails(env, "void_invoice", 422, invoice_id=invoice(env, "open", paid=True)["id"])
+    fails(env, "void_invoice", 409, invoice_id=invoice(env, "void")["id"])
+    unpaid = invoice(env, "open", paid=False)
+    customer_id = unpaid["customer_id"]
+    before = ok(env, "get_customer_balance", customer_id=customer_id)
+    voided = ok(env, "void_invoice", invoice_id=unpaid["id"])
+    assert (voided["status"], voided["balance_due"]) == ("void", 0)
+    after = ok(env, "get_customer_balance", customer_id=customer_id)
+    assert after["open_invoices"] == before["open_invoices"] - 1
+    assert after["outstanding"] == pytest.approx(before["outstanding"] - unpaid["balance_due"])
+    assert ok(env, "void_invoice", invoice_id=invoice(env, "draft")["id"])["status"] == "void"
+
+
+# -- payments and refunds ----------------------------------------------------------------
+
+
+def test_paying_the_balance_in_two_parts_marks_the_invoice_paid(env: Environment) -> None:
+    unpaid = invoice(env, "open", paid=False)
+    total = unpaid["amount"]
+    first = ok(env, "record_payment", invoice_id=unpaid["id"], amount=round(total / 3, 2),
+               method="card", paid_on=unpaid["issue_date"])
+    assert first["invoice"]["status"] == "open"
+    assert first["invoice"]["balance_due"] == pytest.approx(total - round(total / 3, 2))
+    rest = first["invoice"]["balance_due"]
+    second = ok(env, "record_payment", invoice_id=unpaid["id"], amount=rest,
+                method="bank_transfer", currency=unpaid["currency"])
+    assert second["payment"]["paid_on"] == env.today.isoformat()
+    data = ok(env, "get_invoice", invoice_id=unpaid["id"])
+    assert (data["status"], data["balance_due"], data["paid_on"]) == (
+        "paid", 0, env.today.isoformat())
+    assert [p["id"] for p in data["payments"]] == [first["payment"]["id"], second["payment"]["id"]]
+    fails(env, "record_payment", 422, invoice_id=unpaid["id"], amount=1, method="card")
+
+
+def test_record_payment_rules(env: Environment) -> None:
+    unpaid = invoice(env, "open", paid=False)
+    base = {"invoice_id": unpaid["id"], "method": "card"}
+    message = fails(env, "record_payment", 422, **base, amount=unpaid["balance_due"] + 0.01)
+    assert "balance" in message
+    other = "EUR" if unpaid["currency"] != "EUR" else "USD"
+    fails(env, "record_payment", 422, **base, amount=1, currency=other)
+    fails(env, "record_payment", 422, **base, amount=1, paid_on=day(env, 1))
+    fails(env, "record_payment", 422, **base, amount=1, paid_on=day(env, -3000))
+    fails(env, "record_payment", 400, **base, amount=0)
+    fails(env, "record_payment", 400, **{**base, "method": "bitcoin"}, amount=1)
+    for status in ("draft", "void", "paid"):
+        fails(env, "record_payment", 422, invoice_id=invoice(env, status)["id"], amount=1,
+              method="card")
+    fails(env, "record_payment", 404, invoice_id="in_missing", amount=1, method="card")
+
+
+def test_refunds_never_exceed_the_payment(env: Environment) -> None:
+    payment = next(p for p in rows(env, "payment") if p["refunded"] == 0 and p["amount"] > 20)
+    invoice_before = env.db("payments").get("invoice", payment["invoice_id"])
+    fails(env, "refund_payment", 422, payment_id=payment["id"], amount=payment["amount"] + 1)
+    part = ok(env, "refund_payment", payment_id=payment["id"], amount=10, reason="Late delivery")
+    assert (part["refund"]["amount"], part["payment"]["refunded"]) == (10, 10)
+    assert part["refund"]["refunded_on"] == env.today.isoformat()
+    rest = ok(env, "refund_payment", payment_id=payment["id"])
+    assert rest["refund"]["amount"] == pytest.approx(payment["amount"] - 10)
+    assert rest["payment"]["refunded"] == pytest.approx(payment["amount"])
+    fails(env, "refund_payment", 409, payment_id=payment["id"])
+    fails(env, "refund_payment", 409, payment_id=payment["id"], amount=1)
+    assert env.db("payments").get("invoice", payment["invoice_id"]) == invoice_before
+    refunds = ok(env, "get_invoice", invoice_id=payment["invoice_id"])["refunds"]
+    assert {part["refund"]["id"], rest["refund"]["id"]} <= {r["id"] for r in refunds}
+
+
+def test_refunds_show_in_the_revenue_summary(env: Environment) -> None:
+    payment = next(p for p in rows(env, "payment", currency="USD") if p["refunded"] == 0)
+    before = ok(env, "get_revenue_summary", since=env.today.isoformat())
+    ok(env, "refund_payment", payment_id=payment["id"], amount=5)
+    after = ok(env, "get_revenue_summary", since=env.today.isoformat())
+    assert after["refunded"] == pytest.approx(before["refunded"] + 5)
+    assert after["net"] == pytest.approx(before["net"] - 5)
+    fails(env, "refund_payment", 400, payment_id=payment["id"], amount=-5)
+    fails(env, "refund_payment", 404, payment_id="py_missing")

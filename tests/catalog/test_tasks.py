@@ -1,0 +1,373 @@
+"""The `tasks` service: seeding, tools and the business rules they enforce."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+import pytest
+
+from compoworld.catalog import load_service
+from compoworld.service import Environment, check_service
+from compoworld.types import Pool
+
+SERVICE = load_service("tasks")
+TODAY = Pool(0).today.isoformat()
+
+
+@pytest.fixture(scope="module")
+def base() -> Environment:
+    """A shared environment for tests that only read."""
+    return Environment([SERVICE], seed=0)
+
+
+@pytest.fixture
+def env() -> Environment:
+    # A freshly seeded environment, not ``base.fork()``: on a forked environment a refused call
+    # that wrote before failing changes ``digest()`` (see test_engine.py), which would defeat
+    # the "refused calls leave the state untouched" checks below.
+    return Environment([SERVICE], seed=0)
+
+
+def ok(env: Environment, tool: str, **args: Any) -> Any:
+    envelope = env.call(f"tasks__{tool}", args)
+    assert envelope["success"], envelope
+    return envelope["data"]
+
+
+def refused(env: Environment, tool: str, code: int, **args: Any) -> str:
+    """Call a tool that must fail with ``code``; the state must not change."""
+    before = env.digest()
+    envelope = env.call(f"tasks__{tool}", args)
+    assert not envelope["success"], envelope
+    assert envelope["error"]["code"] == code, envelope
+    assert env.digest() == before, "a refused call changed the state"
+    return envelope["error"]["message"]
+
+
+def rows(env: Environment, entity: str, **where: Any) -> list[dict[str, Any]]:
+    return env.db("tasks").select(entity, where)
+
+
+def project(env: Environment, status: str = "active") -> dict[str, Any]:
+    return rows(env, "project", status=status)[0]
+
+
+def members(env: Environment, project_id: str) -> list[str]:
+    return [m["email"] for m in rows(env, "member", project_id=project_id)]
+
+
+def outsider(env: Environment, project_id: str) -> str:
+    """A pool person's email who is not a member of the project."""
+    inside = set(members(env, project_id))
+    return next(p.email for p in env.pool.people if p.email not in inside)
+
+
+# -- contract and seeding ------------------------------------------------------------------
+
+
+def test_service_passes_the_conformance_check() -> None:
+    report = check_service(SERVICE)
+    assert report.ok, str(report)
+
+
+def test_tools_are_named_verb_noun_and_fully_documented() -> None:
+    assert 8 <= len(SERVICE.tools) <= 20
+    for tool in SERVICE.tools.values():
+        assert re.fullmatch(r"[a-z]+(_[a-z]+)+", tool.name), tool.name
+        assert tool.description.strip(), tool.name
+        for param in tool.params:
+            assert param.description.strip(), f"{tool.name}.{param.name} is undocumented"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_seeding_is_deterministic_and_sized(seed: int) -> None:
+    env, again = Environment([SERVICE], seed=seed), Environment([SERVICE], seed=seed)
+    assert env.digest() == again.digest()
+    assert 250 <= sum(len(r) for r in env.rows().values()) <= 400
+    assert env.digest() != Environment([SERVICE], seed=seed + 10).digest()
+
+
+def test_seeded_people_come_from_the_pool(base: Environment) -> None:
+    pool_emails = {p.email for p in base.pool.people}
+    emails = {m["email"] for m in rows(base, "member")}
+    emails |= {p["owner_email"] for p in rows(base, "project")}
+    emails |= {c["author_email"] for c in rows(base, "comment")}
+    emails |= {t["assignee_email"] for t in rows(base, "task") if t["assignee_email"]}
+    assert emails and emails <= pool_emails
+
+
+def test_seeded_state_obeys_the_business_rules(base: Environment) -> None:
+    projects = {p["id"]: p for p in rows(base, "project")}
+    tasks = {t["id"]: t for t in rows(base, "task")}
+    assert {p["status"] for p in projects.values()} == {"active", "archived"}
+    for p in projects.values():
+        assert p["owner_email"] in members(base, p["id"])
+    for t in tasks.values():
+        p = projects[t["project_id"]]
+        assert p["start_date"] <= t["created"] <= TODAY
+        assert t["due"] is None or t["due"] >= p["start_date"]
+        assert t["assignee_email"] is None or t["assignee_email"] in members(base, p["id"])
+        if p["status"] == "archived":
+            assert t["status"] == "done"
+        if t["status"] == "done":
+            assert t["created"] <= t["completed"] <= TODAY
+        else:
+            assert t["completed"] is None
+        for blocker in t["blocked_by"]:
+            assert tasks[blocker]["project_id"] == t["project_id"]
+            if t["status"] == "done":
+                assert tasks[blocker]["status"] == "done"
+    for c in rows(base, "comment"):
+        assert tasks[c["task_id"]]["created"] <= c["created"] <= TODAY
+    # The seeded world exercises the rules: blocked open tasks, overdue tasks.
+    assert any(t["status"] != "done" and any(tasks[b]["status"] != "done" for b in t["blocked_by"])
+               for t in tasks.values())
+    assert any(t["status"] != "done" and t["due"] and t["due"] < TODAY for t in tasks.values())
+
+
+# -- projects and members -------------------------------------------------------------------
+
+
+def test_list_projects_sorted_and_filtered(env: Environment) -> None:
+    listed = ok(env, "list_projects")
+    assert [p["name"] for p in listed] == sorted(p["name"] for p in rows(env, "project"))
+    archived = ok(env, "list_projects", status="archived")
+    assert archived and {p["status"] for p in archived} == {"archived"}
+    assert len(archived) == len(rows(env, "project", status="archived"))
+
+
+def test_create_project_makes_the_owner_a_member(env: Environment) -> None:
+    created = ok(env, "create_project", name="  Launch Party ", start_date="2026-03-10",
+                 owner_email="Ada.Lovelace@Example.com", description="Fun.")
+    assert created["name"] == "Launch Party" and created["status"] == "active"
+    assert created["owner_email"] == "ada.lovelace@example.com"
+    (owner,) = rows(env, "member", project_id=created["id"])
+    assert (owner["email"], owner["role"]) == ("ada.lovelace@example.com", "owner")
+    assert created in ok(env, "list_projects")
+    refused(env, "create_project", 409, name="Launch Party", start_date="2026-03-10",
+            owner_email="x@example.com")
+    refused(env, "create_project", 400, name="   ", start_date="2026-03-10",
+            owner_email="x@example.com")
+    refused(env, "create_project", 400, name="Other", start_date="2026-02-30",
+            owner_email="x@example.com")
+
+
+def test_add_member(env: Environment) -> None:
+    p = project(env)
+    new = outsider(env, p["id"])
+    member = ok(env, "add_member", project_id=p["id"], email=new.upper())
+    assert member["email"] == new and member["role"] == "member"
+    assert new in members(env, p["id"])
+    refused(env, "add_member", 409, project_id=p["id"], email=new)
+    archived = project(env, "archived")
+    refused(env, "add_member", 422, project_id=archived["id"], email=new)
+    refused(env, "add_member", 404, project_id="pj_nope", email=new)
+
+
+def test_delete_project_with_open_tasks_is_a_conflict(env: Environment) -> None:
+    p = project(env)
+    assert rows(env, "task", project_id=p["id"], status__ne="done")
+    message = refused(env, "delete_project", 409, project_id=p["id"])
+    assert "open task" in message
+
+
+def test_delete_project_without_open_tasks_removes_everything(env: Environment) -> None:
+    p = project(env, "archived")
+    tasks = rows(env, "task", project_id=p["id"])
+    comments = rows(env, "comment", task_id__in=[t["id"] for t in tasks])
+    assert tasks and comments
+    before = {name: len(r) for name, r in env.rows().items()}
+    result = ok(env, "delete_project", project_id=p["id"])
+    assert result == {"id": p["id"], "deleted": True, "tasks_deleted": len(tasks)}
+    after = {name: len(r) for name, r in env.rows().items()}
+    assert after["tasks__task"] == before["tasks__task"] - len(tasks)
+    assert after["tasks__comment"] == before["tasks__comment"] - len(comments)
+    assert not rows(env, "member", project_id=p["id"])
+    refused(env, "project_summary", 404, project_id=p["id"])
+
+
+# -- listing tasks ------------------------------------------------------------------------
+
+
+def test_list_tasks_filters_match_a_hand_computation(env: Environment) -> None:
+    p = project(env)
+    everyone = rows(env, "task")
+    assignee = next(t["assignee_email"] for t in everyone if t["assignee_email"])
+    cases: list[tuple[dict[str, Any], Any]] = [
+        ({"project_id": p["id"]}, lambda t: t["project_id"] == p["id"]),
+        ({"assignee_email": assignee.upper()}, lambda t: t["assignee_email"] == assignee),
+        ({"status": "in_progress"}, lambda t: t["status"] == "in_progress"),
+        ({"due_before": TODAY}, lambda t: t["due"] is not None and t["due"] <= TODAY),
+        ({"due_after": "2026-03-10", "due_before": "2026-04-10", "status": "todo"},
+         lambda t: t["due"] is not None and "2026-03-10" <= t["due"] <= "2026-04-10"
+         and t["status"] == "todo"),
+    ]
+    for args, keep in cases:
+        expected = [t["id"] for t in everyone if keep(t)]
+        assert expected, args
+        page = ok(env, "list_tasks", **args, sort_by="created", limit=100)
+        assert page["total"] == len(expected), args
+        assert sorted(t["id"] for t in page["items"]) == sorted(expected), args
+
+
+def test_list_tasks_paging_and_sorting(env: Environment) -> None:
+    everyone = rows(env, "task")
+    expected = sorted(everyone, key=lambda t: t["title"], reverse=True)
+    seen: list[dict[str, Any]] = []
+    offset: int | None = 0
+    for _ in range(len(everyone)):  # a bound, in case paging never ends
+        if offset is None:
+            break
+        page = ok(env, "list_tasks", sort_by="title", order="desc", limit=30, offset=offset)
+        assert page["total"] == len(everyone)
+        assert len(page["items"]) <= 30
+        seen += page["items"]
+        offset = page["next_offset"]
+    assert offset is None
+    assert [t["id"] for t in seen] == [t["id"] for t in expected]
+    last = ok(env, "list_tasks", limit=10, offset=len(everyone) - 3)
+    assert len(last["items"]) == 3 and last["next_offset"] is None
+    by_due = ok(env, "list_tasks", status="todo", limit=100)["items"]
+    dues = [t["due"] or "" for t in by_due]
+    assert dues == sorted(dues)  # tasks without a due date first
+
+
+def test_list_tasks_refuses_bad_arguments(env: Environment) -> None:
+    refused(env, "list_tasks", 404, project_id="pj_nope")
+    refused(env, "list_tasks", 400, limit=0)
+    refused(env, "list_tasks", 400, limit=101)
+    refused(env, "list_tasks", 400, offset=-1)
+    refused(env, "list_tasks", 400, status="blocked")
+    refused(env, "list_tasks", 400, due_before="next week")
+
+
+# -- creating and editing tasks -------------------------------------------------------------
+
+
+def test_create_task_then_get_it(env: Environment) -> None:
+    p = project(env)
+    who = members(env, p["id"])[1]
+    task = ok(env, "create_task", project_id=p["id"], title=" Write tests ", due=p["start_date"],
+              assignee_email=who.upper(), priority="high")
+    assert task["title"] == "Write tests" and task["status"] == "todo"
+    assert task["created"] == TODAY and task["completed"] is None
+    assert task["assignee_email"] == who and task["due"] == p["start_date"]
+    assert task["id"].startswith("tk_")
+    assert ok(env, "get_task", task_id=task["id"]) == task
+    refused(env, "get_task", 404, task_id="tk_nope")
+
+
+def test_create_task_rules(env: Environment) -> None:
+    p, archived = project(env), project(env, "archived")
+    day_before = date.fromordinal(date.fromisoformat(p["start_date"]).toordinal() - 1)
+    msg = refused(env, "create_task", 422, project_id=p["id"], title="x",
+                  due=day_before.isoformat())
+    assert "before the project's start" in msg
+    msg = refused(env, "create_task", 422, project_id=p["id"], title="x",
+                  assignee_email=outsider(env, p["id"]))
+    assert "not a member" in msg
+    assert "archived" in refused(env, "create_task", 422, project_id=archived["id"], title="x")
+    other = rows(env, "task", project_id=archived["id"])[0]
+    refused(env, "create_task", 422, project_id=p["id"], title="x", blocked_by=[other["id"]])
+    refused(env, "create_task", 404, project_id=p["id"], title="x", blocked_by=["tk_nope"])
+    refused(env, "create_task", 404, project_id="pj_nope", title="x")
+    refused(env, "create_task", 400, project_id=p["id"], title="")
+    refused(env, "create_task", 400, project_id=p["id"], title="x", priority="whenever")
+
+
+def test_update_task_is_partial_and_checked(env: Environment) -> None:
+    p = project(env)
+    task = next(t for t in rows(env, "task", project_id=p["id"]) if t["status"] == "todo")
+    updated = ok(env, "update_task", task_id=task["id"], priority="urgent", status="in_progress")
+    assert updated == {**task, "priority": "urgent", "status": "in_progress"}
+    assert ok(env, "get_task", task_id=task["id"]) == updated
+    refused(env, "update_task", 422, task_id=task["id"], due="2000-01-01")
+    refused(env, "update_task", 400, task_id=task["id"], status="done")
+    refused(env, "update_task", 404, task_id="tk_nope", title="x")
+    done = rows(env, "task", project_id=p["id"], status="done")[0]
+    assert "reopen" in refused(env, "update_task", 422, task_id=done["id"], title="x")
+
+
+def test_assign_task_only_to_members(env: Environment) -> None:
+    p = project(env)
+    task = rows(env, "task", project_id=p["id"], status__ne="done")[0]
+    stranger = outsider(env, p["id"])
+    assert "not a member" in refused(env, "assign_task", 422, task_id=task["id"],
+                                     assignee_email=stranger)
+    ok(env, "add_member", project_id=p["id"], email=stranger)
+    assert ok(env, "assign_task", task_id=task["id"],
+              assignee_email=stranger)["assignee_email"] == stranger
+    refused(env, "assign_task", 409, task_id=task["id"], assignee_email=stranger)
+
+
+def test_complete_task_waits_for_its_blockers(env: Environment) -> None:
+    p = project(env)
+    first = ok(env, "create_task", project_id=p["id"], title="Pour the foundation")
+    second = ok(env, "create_task", project_id=p["id"], title="Build walls",
+                blocked_by=[first["id"], first["id"]])
+    assert second["blocked_by"] == [first["id"]]
+    message = refused(env, "complete_task", 422, task_id=second["id"])
+    assert first["id"] in message and "Pour the foundation" in message
+    done = ok(env, "complete_task", task_id=first["id"])
+    assert done["status"] == "done" and done["completed"] == TODAY
+    assert ok(env, "complete_task", task_id=second["id"])["status"] == "done"
+    refused(env, "complete_task", 409, task_id=second["id"])
+
+
+def test_reopen_task(env: Environment) -> None:
+    p = project(env)
+    done = rows(env, "task", project_id=p["id"], status="done")[0]
+    reopened = ok(env, "reopen_task", task_id=done["id"])
+    assert reopened == {**done, "status": "todo", "completed": None}
+    refused(env, "reopen_task", 409, task_id=done["id"])
+    archived_task = rows(env, "task", project_id=project(env, "archived")["id"])[0]
+    assert "archived" in refused(env, "reopen_task", 422, task_id=archived_task["id"])
+
+
+def test_delete_task_removes_its_comments_unless_it_blocks_others(env: Environment) -> None:
+    p = project(env)
+    first = ok(env, "create_task", project_id=p["id"], title="First")
+    second = ok(env, "create_task", project_id=p["id"], title="Second", blocked_by=[first["id"]])
+    ok(env, "add_comment", task_id=first["id"], author_email="a@example.com", body="Hi")
+    assert second["id"] in refused(env, "delete_task", 409, task_id=first["id"])
+    assert ok(env, "delete_task", task_id=second["id"]) == {"id": second["id"], "deleted": True}
+    assert ok(env, "delete_task", task_id=first["id"]) == {"id": first["id"], "deleted": True}
+    assert not rows(env, "comment", task_id=first["id"])
+    refused(env, "get_task", 404, task_id=first["id"])
+    refused(env, "delete_task", 404, task_id=first["id"])
+
+
+# -- comments and summary -----------------------------------------------------------------
+
+
+def test_comments(env: Environment) -> None:
+    task = rows(env, "comment")[0]["task_id"]
+    existing = sorted(rows(env, "comment", task_id=task), key=lambda c: c["created"])
+    added = ok(env, "add_comment", task_id=task, author_email="Bo@Example.com", body=" Zoo? ")
+    assert added["body"] == "Zoo?" and added["created"] == TODAY
+    assert added["author_email"] == "bo@example.com"
+    later = ok(env, "add_comment", task_id=task, author_email="bo@example.com", body="Ah, ok.")
+    listed = ok(env, "list_comments", task_id=task)
+    assert [c["id"] for c in listed] == [c["id"] for c in existing] + [added["id"], later["id"]]
+    refused(env, "add_comment", 400, task_id=task, author_email="bo@example.com", body="  ")
+    refused(env, "add_comment", 404, task_id="tk_nope", author_email="bo@example.com", body="x")
+    refused(env, "list_comments", 404, task_id="tk_nope")
+
+
+def test_project_summary_matches_a_hand_count(env: Environment) -> None:
+    for p in rows(env, "project"):
+        tasks = rows(env, "task", project_id=p["id"])
+        open_ = [t for t in tasks if t["status"] != "done"]
+        summary = ok(env, "project_summary", project_id=p["id"])
+        assert summary["tasks"] == len(tasks)
+        assert summary["by_status"] == {s: sum(t["status"] == s for t in tasks)
+                                        for s in ("todo", "in_progress", "done")}
+        assert summary["overdue"] == sum(bool(t["due"] and t["due"] < TODAY) for t in open_)
+        upcoming = sorted(t["due"] for t in open_ if t["due"] and t["due"] >= TODAY)
+        assert summary["next_due"] == (upcoming[0] if upcoming else None)
+        assert summary["members"][0]["email"] == p["owner_email"]
+        assert len(summary["members"]) == len(members(env, p["id"]))
+    assert any(ok(env, "project_summary", project_id=p["id"])["overdue"]
+               for p in rows(env, "project"))
