@@ -134,3 +134,31 @@ def test_ids_are_deterministic_and_never_reused(toy):
     assert b.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"] == first
     a._conn.execute("DELETE FROM toy__entry WHERE id = ?", (first,))
     assert a.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"] != first
+
+
+def test_a_simulated_tool_without_world_model_is_an_environment_error_after_validation():
+    from compoworld.service import ServiceSpec, build_service
+
+    spec = ServiceSpec.model_validate({
+        "name": "weather", "domain": "test", "description": "Forecasts.",
+        "entities": [{"name": "forecast", "fields": [{"name": "city", "type": "City"}]}],
+        "tools": [{"name": "get_forecast", "description": "A forecast.", "op": "get",
+                   "entity": "forecast", "simulated": True,
+                   "params": [{"name": "forecast_id", "role": "id"}]}],
+    })
+    env = Environment([build_service(spec)])
+    assert env.call("weather__get_forecast", {})["error"]["code"] == 400
+    assert env.failures == []
+    result = env.call("weather__get_forecast", {"forecast_id": "fo_1"})
+    assert result["error"]["code"] == 500 and "simulated" in result["error"]["message"]
+    assert [f.tool for f in env.failures] == ["weather__get_forecast"]
+
+
+def test_unknown_ids_say_what_exists(toy):
+    env = Environment([toy])
+    real = owner_id(env)
+    typo = real[:-1] + ("0" if real[-1] != "0" else "1")
+    message = env.call("toy__get_owner", {"owner_id": typo})["error"]["message"]
+    assert f"did you mean {real!r}" in message
+    message = env.call("toy__get_owner", {"owner_id": "42"})["error"]["message"]
+    assert "5 owner records exist, ids like 'ow_" in message

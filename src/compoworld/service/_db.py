@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError
+from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError, closest
 from compoworld.service._entity import Column, Entity, entity_columns
 from compoworld.types._pool import WORKDAY_START
 
@@ -70,6 +70,9 @@ class Table:
             statements.append(
                 f'CREATE UNIQUE INDEX "{self.name}__{name}__unique" ON "{self.name}"("{name}")'
             )
+        for c in self.columns:  # references are how related records are found: index them
+            if c.ref and c.name not in self.entity.unique_fields:
+                statements.append(f'CREATE INDEX "{self.name}__{c.name}" ON "{self.name}"("{c.name}")')
         statements.append(
             f"INSERT INTO {SEQUENCE_TABLE}(name, next) VALUES ('{self.name}', 0)"
         )
@@ -77,8 +80,9 @@ class Table:
 
     def to_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
         record = dict(zip(self.names, row, strict=True))
-        for column in self.decoded:
-            record[column.name] = column.decode(record[column.name])
+        if self.decoded:
+            for column in self.decoded:
+                record[column.name] = column.decode(record[column.name])
         return record
 
     def column(self, name: str) -> Column:
@@ -137,8 +141,19 @@ class Db:
         table = self.table(entity)
         row = self._conn.execute(table.select_by_id, (record_id,)).fetchone()
         if row is None:
-            raise RecordNotFound(f"{table.entity_name} {record_id!r} not found")
+            raise RecordNotFound(self._missing(table, record_id))
         return table.to_dict(row)
+
+    def _missing(self, table: Table, record_id: object) -> str:
+        """"<entity> 'x' not found", with what exists: the closest id, or how ids look."""
+        message = f"{table.entity_name} {record_id!r} not found"
+        ids = [r for (r,) in self._conn.execute(f'SELECT id FROM "{table.name}"')]
+        suggestions = closest(str(record_id), ids, n=1)
+        if suggestions:
+            return f"{message}; did you mean {suggestions[0]!r}?"
+        if ids:
+            return f"{message} ({len(ids)} {table.entity_name} records exist, ids like {ids[0]!r})"
+        return f"{message} (there are no {table.entity_name} records)"
 
     def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
         table = self.table(entity)
@@ -281,7 +296,8 @@ class Db:
         for name, value in values.items():
             column = table.by_name[name]
             if column.ref and value is not None and not self.exists(column.ref, value):
-                raise RecordNotFound(f"{column.ref} {value!r} not found (field {name!r})")
+                missing = self._missing(self.table(column.ref), value)
+                raise RecordNotFound(f"{missing} (field {name!r})")
 
     def _check_unique(
         self, table: Table, values: dict[str, Any], exclude: str | None = None

@@ -188,8 +188,10 @@ class Environment:
         except ValidationError as error:
             return fail(400, describe_validation_error(error, tool.params))
         service = name.split(SEPARATOR, 1)[0]
-        if tool.simulated:
-            return fail(500, f"tool {name!r} is simulated and no world model is attached")
+        if tool.simulated:  # answered by the world model, which is not part of the runtime
+            message = f"tool {name!r} is simulated and no world model is attached"
+            self.failures.append(ToolFailure(name, dict(args), message, ""))
+            return fail(500, message)
         return self._run(name, tool, self._dbs[service], args)
 
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
