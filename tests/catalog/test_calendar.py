@@ -417,3 +417,94 @@ def test_find_free_slot_counts_invitations_and_rooms(env: Environment) -> None:
     with_room = ok(env, "find_free_slot", {"date": day, "duration_minutes": 60,
                                            "room_id": birch})["slots"]
     assert with_room[0]["start"] == f"{day}T12:00:00"
+
+
+# -- editing details and guest lists ------------------------------------------------------
+
+
+def test_update_event_changes_only_the_given_fields(env: Environment) -> None:
+    guest = env.pool.people[5].email
+    event = new_event(env, attendees=[guest], description="Agenda: budget",
+                      location="Video call")
+    ok(env, "respond_to_invitation", {"event_id": event["id"], "response": "accepted",
+                                      "email": guest})
+    updated = ok(env, "update_event", {"event_id": event["id"], "title": " Budget planning ",
+                                       "location": "Room 4.02"})
+    stored = ok(env, "get_event", {"event_id": event["id"]})
+    assert updated == stored
+    assert stored["title"] == "Budget planning" and stored["location"] == "Room 4.02"
+    assert stored["description"] == "Agenda: budget"  # left out: unchanged
+    assert (stored["start"], stored["end"]) == (event["start"], event["end"])
+    assert [a["response"] for a in stored["attendees"]] == ["accepted"]  # answers stay
+    found = ok(env, "list_events", {"query": "budget planning", "limit": 100})["items"]
+    assert [e["id"] for e in found] == [event["id"]]
+
+    cleared = ok(env, "update_event", {"event_id": event["id"], "description": "",
+                                       "location": "  "})
+    assert cleared["description"] == "" and cleared["location"] is None
+    assert cleared["title"] == "Budget planning"
+    assert ok(env, "get_event", {"event_id": event["id"]}) == cleared
+
+
+def test_update_event_rules(env: Environment) -> None:
+    event = new_event(env)
+    assert "title" in refused(env, "update_event", {"event_id": event["id"], "title": "  "}, 422)
+    refused(env, "update_event", {"event_id": "ev_nope", "title": "x"}, 404)
+    theirs = next(e for e in upcoming(env, calendar_id=calendars(env)["Work"]["id"])
+                  if e["organizer"] != user(env))
+    assert "organizer" in refused(env, "update_event",
+                                  {"event_id": theirs["id"], "title": "Mine now"}, 422)
+    past = next(e for e in rows(env, "event", organizer=user(env), status="confirmed")
+                if e["start"] < env.pool.today.isoformat())
+    assert "already happened" in refused(env, "update_event",
+                                         {"event_id": past["id"], "location": "Moon"}, 422)
+    ok(env, "cancel_event", {"event_id": event["id"]})
+    assert "cancelled" in refused(env, "update_event",
+                                  {"event_id": event["id"], "title": "Revived"}, 422)
+
+
+def test_remove_attendee_takes_them_off_the_guest_list(env: Environment) -> None:
+    stay, leave = env.pool.people[5].email, env.pool.people[6].email
+    event = new_event(env, attendees=[stay, leave])
+    result = ok(env, "remove_attendee", {"event_id": event["id"], "email": leave.upper()})
+    stored = ok(env, "get_event", {"event_id": event["id"]})
+    assert result == stored
+    assert [a["email"] for a in stored["attendees"]] == [stay]
+    assert not rows(env, "attendee", event_id=event["id"], email=leave)
+    assert event["id"] not in {e["id"] for e in ok(env, "list_invitations", {
+        "email": leave, "response": "any"})}
+    # Removed, they can be invited again.
+    ok(env, "invite_attendee", {"event_id": event["id"], "email": leave})
+
+
+def test_remove_attendee_frees_a_seat_in_the_room(env: Environment) -> None:
+    guests = [p.email for p in env.pool.people[:4]]
+    event = new_event(env, attendees=guests[:3], room_id=rooms(env)["Aurora"]["id"])  # holds 4
+    refused(env, "invite_attendee", {"event_id": event["id"], "email": guests[3]}, 422)
+    ok(env, "remove_attendee", {"event_id": event["id"], "email": guests[0]})
+    ok(env, "invite_attendee", {"event_id": event["id"], "email": guests[3]})
+
+
+def test_remove_attendee_rules(env: Environment) -> None:
+    event = new_event(env, attendees=["guest@example.com"])
+    assert "not invited" in refused(env, "remove_attendee", {
+        "event_id": event["id"], "email": "stranger@example.com"}, 404)
+    assert "organizes" in refused(env, "remove_attendee",
+                                  {"event_id": event["id"], "email": user(env)}, 422)
+    refused(env, "remove_attendee", {"event_id": "ev_nope", "email": "guest@example.com"}, 404)
+    refused(env, "remove_attendee", {"event_id": event["id"], "email": "nope"}, 400)
+
+    theirs = next(e for e in upcoming(env, calendar_id=calendars(env)["Work"]["id"])
+                  if e["organizer"] != user(env) and rows(env, "attendee", event_id=e["id"]))
+    guest = rows(env, "attendee", event_id=theirs["id"])[0]["email"]
+    assert "organizer" in refused(env, "remove_attendee",
+                                  {"event_id": theirs["id"], "email": guest}, 422)
+    today = env.pool.today.isoformat()
+    past = next(e for e in rows(env, "event", organizer=user(env), status="confirmed")
+                if e["start"] < today and rows(env, "attendee", event_id=e["id"]))
+    guest = rows(env, "attendee", event_id=past["id"])[0]["email"]
+    assert "already happened" in refused(env, "remove_attendee",
+                                         {"event_id": past["id"], "email": guest}, 422)
+    ok(env, "cancel_event", {"event_id": event["id"]})
+    assert "cancelled" in refused(env, "remove_attendee",
+                                  {"event_id": event["id"], "email": "guest@example.com"}, 422)

@@ -230,6 +230,55 @@ def test_create_deal_rules(env: Environment) -> None:
     fails(env, "create_deal", 400, **{**args, "close_date": "next week"})
 
 
+def test_update_deal_changes_only_the_fields_given(env: Environment) -> None:
+    deal = next(d for d in rows(env, "deal") if d["stage"] in OPEN and d["contact_id"]
+                and len(rows(env, "contact", account_id=d["account_id"])) > 1)
+    colleague = next(c for c in rows(env, "contact", account_id=deal["account_id"])
+                     if c["id"] != deal["contact_id"])
+    close = (env.today + timedelta(days=60)).isoformat()
+    changed = ok(env, "update_deal", deal_id=deal["id"], amount=0, close_date=close,
+                 name="  Bigger scope  ", owner="Pat Seller")
+    assert changed == {**deal, "amount": 0, "close_date": close, "name": "Bigger scope",
+                       "owner": "Pat Seller"}
+    listed = ok(env, "list_deals", account_id=deal["account_id"], limit=100)["items"]
+    assert changed in listed
+    assert ok(env, "update_deal", deal_id=deal["id"]) == changed  # nothing to change
+    today = ok(env, "update_deal", deal_id=deal["id"], close_date=env.today.isoformat())
+    assert (today["close_date"], today["amount"]) == (env.today.isoformat(), 0)
+    moved = ok(env, "update_deal", deal_id=deal["id"], contact_id=colleague["id"])
+    assert moved == {**today, "contact_id": colleague["id"]}
+    assert moved in ok(env, "get_account", account_id=deal["account_id"])["deals"]
+
+
+def test_update_deal_keeps_the_pipeline_summary_in_step(env: Environment) -> None:
+    deal = open_deal(env, "negotiation")
+    before = ok(env, "get_pipeline_summary", currency=deal["currency"])
+    ok(env, "update_deal", deal_id=deal["id"], amount=deal["amount"] + 1000)
+    after = ok(env, "get_pipeline_summary", currency=deal["currency"])
+    assert after["open_total"] == pytest.approx(before["open_total"] + 1000)
+    assert after["weighted_open_total"] == pytest.approx(before["weighted_open_total"] + 750)
+
+
+def test_update_deal_rules(env: Environment) -> None:
+    deal = open_deal(env, "qualification")
+    other = next(c for c in rows(env, "contact") if c["account_id"] != deal["account_id"])
+    yesterday = (env.today - timedelta(days=1)).isoformat()
+    for stage in ("won", "lost"):
+        closed = rows(env, "deal", stage=stage)[0]
+        assert stage in fails(env, "update_deal", 422, deal_id=closed["id"], amount=10)
+        fails(env, "update_deal", 422, deal_id=closed["id"])
+        fails(env, "update_deal", 404, deal_id=closed["id"], contact_id="ct_missing")
+    assert "past" in fails(env, "update_deal", 422, deal_id=deal["id"], close_date=yesterday)
+    fails(env, "update_deal", 422, deal_id=deal["id"], contact_id=other["id"])
+    fails(env, "update_deal", 400, deal_id=deal["id"], amount=-0.01)
+    fails(env, "update_deal", 400, deal_id=deal["id"], name=" ")
+    fails(env, "update_deal", 400, deal_id=deal["id"], owner="")
+    fails(env, "update_deal", 400, deal_id=deal["id"], close_date="soon")
+    fails(env, "update_deal", 404, deal_id="dl_missing", amount=10)
+    fails(env, "update_deal", 404, deal_id=deal["id"], contact_id="ct_missing")
+    assert env.db("crm").get("deal", deal["id"]) == deal
+
+
 def test_deal_stages_only_move_forward(env: Environment) -> None:
     deal = open_deal(env, "qualification")
     fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="prospecting")
@@ -263,6 +312,92 @@ def test_losing_a_deal_needs_a_reason(env: Environment) -> None:
     assert (lost["stage"], lost["lost_reason"]) == ("lost", "Went with a competitor")
     assert lost["close_date"] == env.today.isoformat()
     fails(env, "advance_deal_stage", 422, deal_id=deal["id"], stage="won")
+
+
+# -- creating accounts, contacts and leads -----------------------------------------------
+
+
+def test_create_account_is_listed_and_fetched(env: Environment) -> None:
+    names = [a["name"] for a in rows(env, "account")]
+    account = ok(env, "create_account", name="  Zephyr   Robotics ", owner="Pat Seller",
+                 domain="HTTPS://www.Zephyr-Robotics.io/about", industry="Manufacturing")
+    assert (account["name"], account["domain"], account["owner"], account["created_on"]) == (
+        "Zephyr Robotics", "zephyr-robotics.io", "Pat Seller", env.today.isoformat())
+    assert ok(env, "get_account", account_id=account["id"]) == {
+        **account, "contacts": [], "deals": [], "activities": []}
+    found = ok(env, "list_accounts", query="zephyr-robotics")
+    assert found == {"items": [account], "total": 1}
+    listed = ok(env, "list_accounts", limit=100)
+    assert listed["total"] == len(names) + 1
+    assert [a["name"] for a in listed["items"]] == sorted([*names, "Zephyr Robotics"])[:100]
+    bare = ok(env, "create_account", name="Quiet Holdings", owner="Pat Seller")
+    assert (bare["domain"], bare["industry"]) == (None, None)
+
+
+def test_create_account_rules(env: Environment) -> None:
+    existing = rows(env, "account")[0]
+    base = {"owner": "Pat Seller", "domain": "new-co.com"}
+    message = fails(env, "create_account", 409, name=existing["name"], **base)
+    assert existing["id"] in message
+    fails(env, "create_account", 409, name=existing["name"].upper(), **base)
+    fails(env, "create_account", 409, name=f" {existing['name'].lower()} ", **base)
+    fails(env, "create_account", 400, name="  ", **base)
+    fails(env, "create_account", 400, name="New Co", owner=" ", domain="new-co.com")
+    for domain in ("not a domain", "http://", " ", "localhost"):
+        fails(env, "create_account", 400, name="New Co", owner="Pat Seller", domain=domain)
+    fails(env, "create_account", 400, name="New Co", domain="new-co.com")  # no owner
+
+
+def test_create_contact_shows_on_its_account(env: Environment) -> None:
+    account = rows(env, "account")[2]
+    contact = ok(env, "create_contact", account_id=account["id"], name="Ada Lovelace",
+                 email="Ada.Lovelace@Example.com", phone="+1-555-010-9999",
+                 job_title="Head of Engines")
+    assert (contact["email"], contact["account_id"]) == ("ada.lovelace@example.com", account["id"])
+    assert contact in ok(env, "get_account", account_id=account["id"])["contacts"]
+    found = ok(env, "list_contacts", query="ada.lovelace@")
+    assert found == {"items": [contact], "total": 1}
+    at_account = ok(env, "list_contacts", account_id=account["id"], limit=100)
+    assert at_account["total"] == len(rows(env, "contact", account_id=account["id"]))
+
+
+def test_create_contact_rules(env: Environment) -> None:
+    taken = rows(env, "contact")[0]
+    account = rows(env, "account")[0]
+    base = {"account_id": account["id"], "name": "Someone New"}
+    fails(env, "create_contact", 404, **{**base, "account_id": "ac_missing"}, email="a@b.com")
+    assert taken["id"] in fails(env, "create_contact", 409, **base, email=taken["email"])
+    fails(env, "create_contact", 409, **base, email=taken["email"].upper())
+    fails(env, "create_contact", 400, **base, email="not-an-email")
+    fails(env, "create_contact", 400, **{**base, "name": " "}, email="a@b.com")
+
+
+def test_create_lead_is_new_and_listed_first(env: Environment) -> None:
+    lead = ok(env, "create_lead", name="Grace Hopper", email="Grace@Navy.example",
+              company="Compilers Inc", source="event", owner="Pat Seller",
+              job_title="Rear Admiral")
+    assert (lead["status"], lead["created_on"], lead["email"]) == (
+        "new", env.today.isoformat(), "grace@navy.example")
+    assert lead["converted_contact_id"] is None
+    newest = ok(env, "list_leads", status="new", limit=1)
+    assert newest["items"] == [lead]
+    assert newest["total"] == len(rows(env, "lead", status="new"))
+    converted = ok(env, "convert_lead", lead_id=lead["id"])
+    assert converted["contact"]["email"] == "grace@navy.example"
+
+
+def test_create_lead_rules(env: Environment) -> None:
+    leads = rows(env, "lead")
+    lead_emails = {lead["email"] for lead in leads}
+    contact = next(c for c in rows(env, "contact") if c["email"] not in lead_emails)
+    base = {"name": "Someone New", "company": "Newco", "source": "web", "owner": "Pat Seller"}
+    assert leads[0]["id"] in fails(env, "create_lead", 409, **base, email=leads[0]["email"])
+    fails(env, "create_lead", 409, **base, email=leads[1]["email"].upper())
+    message = fails(env, "create_lead", 409, **base, email=contact["email"].upper())
+    assert contact["name"] in message and contact["id"] in message
+    fails(env, "create_lead", 400, **{**base, "source": "billboard"}, email="x@newco.com")
+    fails(env, "create_lead", 400, **{**base, "company": " "}, email="x@newco.com")
+    fails(env, "create_lead", 400, **base, email="x@")
 
 
 # -- accounts and leads ------------------------------------------------------------------

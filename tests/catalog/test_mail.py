@@ -326,3 +326,60 @@ def test_system_folders_cannot_be_deleted_even_when_empty(env: Environment) -> N
         ok(env, "delete_message", {"message_id": draft["id"]})
     assert ok(env, "list_messages", {"folder": "drafts"})["total"] == 0
     assert "system folder" in refused(env, "delete_folder", {"name": "drafts"}, 422)
+
+
+# -- forwarding ---------------------------------------------------------------------------
+
+
+def test_forward_message_quotes_the_original_in_a_new_thread(env: Environment) -> None:
+    original = next(m for m in messages(env, status="received", folder="inbox")
+                    if m["cc"] and not m["is_read"] and not m["subject"].startswith("Re:"))
+    to, copy = env.pool.people[3].email, env.pool.people[4].email
+    forward = ok(env, "forward_message", {"message_id": original["id"], "to": [to.upper(), to],
+                                          "cc": [copy, to], "note": " FYI, see below. "})
+    assert forward["status"] == "sent" and forward["folder"] == "sent"
+    assert forward["to"] == [to] and forward["cc"] == [copy]  # no one gets it twice
+    assert forward["subject"] == f"Fwd: {original['subject']}"
+    assert forward["sender"] == me(env)["email"]
+    assert forward["thread_id"] == forward["id"] != original["thread_id"]
+    assert forward["sent_at"] == f"{env.pool.today.isoformat()}T09:00:00"
+    body = forward["body"]
+    assert body.startswith("FYI, see below.\n\n---------- Forwarded message ----------\n")
+    assert f"From: {original['sender_name']} <{original['sender']}>" in body
+    assert f"Date: {original['sent_at']}" in body and f"Subject: {original['subject']}" in body
+    assert f"Cc: {', '.join(original['cc'])}" in body
+    quoted = [line for line in body.splitlines() if line.startswith(">")]
+    assert [line.removeprefix(">").strip() for line in quoted] == [
+        line.strip() for line in original["body"].splitlines()]
+    assert ok(env, "get_message", {"message_id": forward["id"]}) == forward
+    newest = ok(env, "list_messages", {"folder": "sent", "limit": 1})["items"][0]
+    assert newest["id"] == forward["id"]
+    found = ok(env, "list_messages", {"query": to, "folder": "sent", "limit": 100})["items"]
+    assert forward["id"] in {m["id"] for m in found}
+    assert ok(env, "get_message", {"message_id": original["id"]})["is_read"] is True
+
+
+def test_forward_adds_the_prefix_once(env: Environment) -> None:
+    to = [env.pool.people[3].email]
+    reply = next(m for m in messages(env, status="received") if m["subject"].startswith("Re: "))
+    first = ok(env, "forward_message", {"message_id": reply["id"], "to": to})
+    assert first["subject"] == f"Fwd: {reply['subject']}"
+    assert first["body"].startswith("---------- Forwarded message ----------\n")  # no note
+    again = ok(env, "forward_message", {"message_id": first["id"], "to": to, "note": "Again"})
+    assert again["subject"] == first["subject"]  # no "Fwd: Fwd:"
+    mine = next(m for m in messages(env, status="sent"))  # my own sent mail can be forwarded
+    assert ok(env, "forward_message", {"message_id": mine["id"], "to": to})["status"] == "sent"
+
+
+def test_forward_message_rules(env: Environment) -> None:
+    message = messages(env, folder="inbox")[0]
+    to = [env.pool.people[3].email]
+    assert "recipient" in refused(env, "forward_message",
+                                  {"message_id": message["id"], "to": []}, 422)
+    crowd = [f"person{i}@example.com" for i in range(51)]
+    refused(env, "forward_message", {"message_id": message["id"], "to": crowd}, 422)
+    draft = messages(env, status="draft")[0]
+    assert "draft" in refused(env, "forward_message", {"message_id": draft["id"], "to": to}, 422)
+    refused(env, "forward_message", {"message_id": "ms_nope", "to": to}, 404)
+    refused(env, "forward_message", {"message_id": message["id"], "to": ["not-an-email"]}, 400)
+    refused(env, "forward_message", {"message_id": message["id"]}, 400)  # "to" is required

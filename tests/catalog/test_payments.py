@@ -199,6 +199,96 @@ def test_an_invoice_due_today_is_not_overdue_yet(env: Environment) -> None:
     assert record["id"] not in {i["id"] for i in overdue}
 
 
+def newest_first(payments: list[dict[str, Any]]) -> list[str]:
+    """Payment ids by day received, newest first; same-day payments in the order recorded."""
+    return [p["id"] for p in sorted(payments, key=lambda p: p["paid_on"], reverse=True)]
+
+
+def test_list_payments_pages_newest_first(env: Environment) -> None:
+    expected = newest_first(rows(env, "payment"))
+    first = ok(env, "list_payments", limit=15)
+    second = ok(env, "list_payments", limit=15, offset=15)
+    assert [p["id"] for p in first["items"] + second["items"]] == expected[:30]
+    assert first["total"] == second["total"] == len(expected) > 30
+    last = ok(env, "list_payments", limit=100, offset=len(expected) - 3)
+    assert [p["id"] for p in last["items"]] == expected[-3:]
+    assert ok(env, "list_payments", offset=len(expected))["items"] == []
+    payment = env.db("payments").get("payment", expected[0])
+    assert first["items"][0] == payment
+    fails(env, "list_payments", 400, limit=0)
+    fails(env, "list_payments", 400, limit=101)
+    fails(env, "list_payments", 400, offset=-1)
+
+
+@pytest.mark.parametrize("which", ["invoice", "customer", "method", "period", "all"])
+def test_list_payments_filters_match_a_hand_computation(env: Environment, which: str) -> None:
+    some = rows(env, "payment")[4]
+    since, until = day(env, -60), day(env, -20)
+    args: dict[str, Any] = {
+        "invoice": {"invoice_id": some["invoice_id"]},
+        "customer": {"customer_id": some["customer_id"]},
+        "method": {"method": "check"},
+        "period": {"since": since, "until": until},
+        "all": {"customer_id": some["customer_id"], "method": some["method"],
+                "since": day(env, -400), "until": env.today.isoformat()},
+    }[which]
+    expected = [p for p in rows(env, "payment")
+                if all(p[k] == v for k, v in args.items() if k not in ("since", "until"))
+                and args.get("since", "") <= p["paid_on"] <= args.get("until", "9999")]
+    found = ok(env, "list_payments", limit=100, **args)
+    assert [p["id"] for p in found["items"]] == newest_first(expected)
+    assert found["total"] == len(expected) > 0
+
+
+def test_list_payments_one_day_and_unknown_ids(env: Environment) -> None:
+    paid_on = rows(env, "payment")[10]["paid_on"]
+    found = ok(env, "list_payments", since=paid_on, until=paid_on, limit=100)
+    assert found["total"] == len(rows(env, "payment", paid_on=paid_on)) > 0
+    assert ok(env, "list_payments", method="cash")["total"] == 0  # never seeded
+    fails(env, "list_payments", 400, since=day(env, -1), until=day(env, -2))
+    fails(env, "list_payments", 400, method="bitcoin")
+    fails(env, "list_payments", 400, since="last month")
+    fails(env, "list_payments", 404, invoice_id="in_missing")
+    fails(env, "list_payments", 404, customer_id="cu_missing")
+
+
+def test_a_recorded_payment_is_listed_with_todays(env: Environment) -> None:
+    unpaid = invoice(env, "open", paid=False)
+    earlier = ok(env, "list_payments", since=env.today.isoformat(), limit=100)
+    recorded = ok(env, "record_payment", invoice_id=unpaid["id"], amount=1, method="cash")
+    today = ok(env, "list_payments", since=env.today.isoformat(), limit=100)
+    assert today == {"items": [*earlier["items"], recorded["payment"]],
+                     "total": earlier["total"] + 1}
+    assert [p["id"] for p in ok(env, "list_payments", limit=100)["items"]] == newest_first(
+        rows(env, "payment"))[:100]
+    mine = ok(env, "list_payments", invoice_id=unpaid["id"], method="cash")
+    assert mine == {"items": [recorded["payment"]], "total": 1}
+
+
+def test_get_customer_matches_a_hand_computation(env: Environment) -> None:
+    for customer in rows(env, "customer")[:15]:
+        data = ok(env, "get_customer", customer_id=customer["id"])
+        open_ = rows(env, "invoice", customer_id=customer["id"], status="open")
+        assert data == {**customer, "open_invoices": len(open_),
+                        "open_balance": pytest.approx(sum(i["balance_due"] for i in open_))}
+        balance = ok(env, "get_customer_balance", customer_id=customer["id"])
+        assert data["open_balance"] == balance["outstanding"]
+    fails(env, "get_customer", 404, customer_id="cu_missing")
+
+
+def test_get_customer_follows_payments_and_new_customers(env: Environment) -> None:
+    unpaid = invoice(env, "open", paid=False)
+    before = ok(env, "get_customer", customer_id=unpaid["customer_id"])
+    ok(env, "record_payment", invoice_id=unpaid["id"], amount=unpaid["balance_due"],
+       method="ach")
+    after = ok(env, "get_customer", customer_id=unpaid["customer_id"])
+    assert after["open_invoices"] == before["open_invoices"] - 1
+    assert after["open_balance"] == pytest.approx(before["open_balance"] - unpaid["balance_due"])
+    created = ok(env, "create_customer", name="Ada Lovelace", email="ada@example.com")
+    assert ok(env, "get_customer", customer_id=created["id"]) == {
+        **created, "open_invoices": 0, "open_balance": 0}
+
+
 @pytest.mark.parametrize(("currency", "since", "until"),
                          [("USD", None, None), ("USD", -90, -30), ("GBP", -200, 0)])
 def test_revenue_summary_matches_a_hand_computation(env: Environment, currency: str,

@@ -188,6 +188,52 @@ def test_delete_project_without_open_tasks_removes_everything(env: Environment) 
     refused(env, "project_summary", 404, project_id=p["id"])
 
 
+def test_archive_project_once_every_task_is_done(env: Environment) -> None:
+    created = ok(env, "create_project", name="Spring Fair", start_date=TODAY,
+                 owner_email="ada@example.com")
+    task = ok(env, "create_task", project_id=created["id"], title="Book the venue")
+    message = refused(env, "archive_project", 422, project_id=created["id"])
+    assert "1 open task" in message
+    ok(env, "complete_task", task_id=task["id"])
+    archived = ok(env, "archive_project", project_id=created["id"])
+    assert archived == {**created, "status": "archived"}
+    assert archived in ok(env, "list_projects", status="archived")
+    assert created["id"] not in {p["id"] for p in ok(env, "list_projects", status="active")}
+    assert ok(env, "project_summary", project_id=created["id"])["status"] == "archived"
+    # Archived: its tasks are frozen.
+    assert "archived" in refused(env, "reopen_task", 422, task_id=task["id"])
+    refused(env, "create_task", 422, project_id=created["id"], title="One more thing")
+
+
+def test_archive_project_rules(env: Environment) -> None:
+    p = project(env)
+    open_ = rows(env, "task", project_id=p["id"], status__ne="done")
+    assert open_
+    assert f"{len(open_)} open task" in refused(env, "archive_project", 422, project_id=p["id"])
+    archived = project(env, "archived")
+    assert "already archived" in refused(env, "archive_project", 409, project_id=archived["id"])
+    refused(env, "archive_project", 404, project_id="pj_nope")
+
+
+def test_list_members_puts_owners_first(env: Environment) -> None:
+    for p in rows(env, "project"):
+        listed = ok(env, "list_members", project_id=p["id"])
+        assert sorted(m["id"] for m in listed) == sorted(
+            m["id"] for m in rows(env, "member", project_id=p["id"]))
+        assert listed[0]["email"] == p["owner_email"] and listed[0]["role"] == "owner"
+        assert {m["project_id"] for m in listed} == {p["id"]}
+    p = project(env)
+    new_owner, new_member = outsider(env, p["id"]), "zed@example.com"
+    ok(env, "add_member", project_id=p["id"], email=new_member)
+    ok(env, "add_member", project_id=p["id"], email=new_owner, role="owner")
+    listed = ok(env, "list_members", project_id=p["id"])
+    roles = [m["role"] for m in listed]
+    assert roles == sorted(roles, reverse=True)  # every owner before every member
+    assert [m["email"] for m in listed[:2]] == [p["owner_email"], new_owner]
+    assert listed[-1]["email"] == new_member
+    refused(env, "list_members", 404, project_id="pj_nope")
+
+
 # -- listing tasks ------------------------------------------------------------------------
 
 

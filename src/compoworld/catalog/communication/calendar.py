@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, get_args
 
-from compoworld.errors import Conflict, Refused
+from compoworld.errors import Conflict, RecordNotFound, Refused
 from compoworld.service import Db, Entity, Service
 from compoworld.types import Date, DateTime, DurationMinutes, Email, PersonName, Pool, Ref, Timezone
 
@@ -320,6 +320,50 @@ def invite_attendee(db: Db, event_id: Ref[Event], email: Email,
         raise Conflict(f"{email} is already on event {event_id!r}")
     _check_room(db, event["room_id"], db.count(Attendee, {"event_id": event_id}) + 2)
     return db.insert(Attendee, event_id=event_id, email=email, name=name)
+
+
+@service.write(returns=dict[str, Any])
+def update_event(db: Db, event_id: Ref[Event], title: str | None = None,
+                 description: str | None = None, location: str | None = None) -> dict[str, Any]:
+    """Change an upcoming event's title, description or location; fields left out stay.
+
+    Only the organizer can change an event; use reschedule_event to change its time.
+
+    Args:
+        event_id: The event's id.
+        title: New title (not empty).
+        description: New agenda or notes (replaces the old text).
+        location: New place, e.g. "Video call"; an empty text clears it.
+    """
+    _editable(db, db.get(Event, event_id))
+    if title is not None and not title.strip():
+        raise Refused("title must not be empty")
+    given = {"title": title and title.strip(), "description": description}
+    changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if location is not None:
+        changes["location"] = location.strip() or None
+    return _with_attendees(db, db.update(Event, event_id, **changes))
+
+
+@service.write(returns=dict[str, Any])
+def remove_attendee(db: Db, event_id: Ref[Event], email: Email) -> dict[str, Any]:
+    """Take a person off the guest list of an upcoming event you organize.
+
+    The organizer cannot be removed (cancel the event instead).
+
+    Args:
+        event_id: The event's id.
+        email: The attendee's email address.
+    """
+    _editable(db, event := db.get(Event, event_id))
+    email = email.strip().lower()
+    if email == event["organizer"]:
+        raise Refused(f"{email} organizes event {event_id!r} and cannot be removed; "
+                      "cancel the event instead")
+    if (attendee := db.find(Attendee, event_id=event_id, email=email)) is None:
+        raise RecordNotFound(f"{email} is not invited to event {event_id!r}")
+    db.delete(Attendee, attendee["id"])
+    return _with_attendees(db, event)
 
 
 @service.write(returns=Attendee)

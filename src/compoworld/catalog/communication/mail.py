@@ -254,6 +254,45 @@ def reply_to_message(db: Db, message_id: Ref[Message], body: str,
                      subject=subject, body=body, sent_at=_clock(db))
 
 
+def _quote(message: dict[str, Any]) -> str:
+    """The forwarded message: its headers, then its body with every line quoted."""
+    sender = message["sender"]
+    sender = f"{message['sender_name']} <{sender}>" if message["sender_name"] else sender
+    headers = [f"From: {sender}", f"Date: {message['sent_at']}",
+               f"Subject: {message['subject']}", f"To: {', '.join(message['to'])}"]
+    headers += [f"Cc: {', '.join(message['cc'])}"] if message["cc"] else []
+    quoted = [f"> {line}".rstrip() for line in message["body"].splitlines()]
+    return "\n".join(["---------- Forwarded message ----------", *headers, "", *quoted])
+
+
+@service.write(returns=Message)
+def forward_message(db: Db, message_id: Ref[Message], to: list[Email], note: str = "",
+                    cc: list[Email] | None = None) -> dict[str, Any]:
+    """Forward a message to other people (a new thread); the original is quoted and marked read.
+
+    The subject gets a "Fwd: " prefix (once); drafts cannot be forwarded.
+
+    Args:
+        message_id: The id of the message to forward.
+        to: Recipients' email addresses (at least one).
+        note: Your text, written above the forwarded message.
+        cc: Email addresses to copy.
+    """
+    original = db.get(Message, message_id)
+    if original["status"] == "draft":
+        raise Refused(f"message {message_id!r} is a draft; send it with send_draft")
+    me, to = db.select(Account)[0], _emails(to)
+    cc = [e for e in _emails(cc) if e not in to]
+    subject = original["subject"]
+    subject = subject if subject.lower().startswith("fwd:") else f"Fwd: {subject}".strip()
+    body = f"{note.strip()}\n\n{_quote(original)}" if note.strip() else _quote(original)
+    _check_sendable(to, cc, subject, body)
+    db.update(Message, message_id, is_read=True)
+    return _start_thread(db, folder="sent", status="sent", sender=me["email"],
+                         sender_name=me["name"], to=to, cc=cc, subject=subject, body=body,
+                         sent_at=_clock(db))
+
+
 @service.write(returns=Message)
 def move_message(db: Db, message_id: Ref[Message], folder: str) -> dict[str, Any]:
     """File a message in another folder. Nothing can be moved into "drafts" or "sent".

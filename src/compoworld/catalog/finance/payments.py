@@ -108,6 +108,19 @@ def list_customers(db: Db, query: str | None = None, limit: int = 20,
 
 
 @service.read(returns=dict[str, Any])
+def get_customer(db: Db, customer_id: Ref[Customer]) -> dict[str, Any]:
+    """Get a customer's details with their open invoices' count and balance still due.
+
+    Args:
+        customer_id: The customer's id.
+    """
+    customer = db.get(Customer, customer_id)
+    owed = db.select(Invoice, {"customer_id": customer_id, "status": "open"})
+    return {**customer, "open_invoices": len(owed),
+            "open_balance": round(sum(i["balance_due"] for i in owed), 2)}
+
+
+@service.read(returns=dict[str, Any])
 def list_invoices(db: Db, customer_id: Ref[Customer] | None = None,
                   status: InvoiceStatus | None = None, overdue: bool = False, limit: int = 20,
                   offset: int = 0) -> dict[str, Any]:
@@ -151,6 +164,32 @@ def find_invoice_by_number(db: Db, number: InvoiceNumber) -> dict[str, Any]:
     if found is None:
         raise RecordNotFound(f"no invoice has number {number!r}")
     return found
+
+
+@service.read(returns=dict[str, Any])
+def list_payments(db: Db, invoice_id: Ref[Invoice] | None = None,
+                  customer_id: Ref[Customer] | None = None, method: Method | None = None,
+                  since: Date | None = None, until: Date | None = None, limit: int = 20,
+                  offset: int = 0) -> dict[str, Any]:
+    """List payments received, newest first, optionally filtered.
+
+    Payments received on the same day are listed in the order they were recorded.
+
+    Args:
+        invoice_id: Only payments against this invoice.
+        customer_id: Only payments from this customer.
+        method: Only payments made this way.
+        since: Only payments received on or after this day.
+        until: Only payments received on or before this day.
+        limit: Maximum number of payments to return (1-100).
+        offset: Number of payments to skip, for paging.
+    """
+    where = {"invoice_id": db.get(Invoice, invoice_id)["id"] if invoice_id else None,
+             "customer_id": db.get(Customer, customer_id)["id"] if customer_id else None,
+             "method": method, "paid_on__gte": since, "paid_on__lte": until}
+    if since and until and since > until:
+        raise BadArguments(f"since ({since}) must not be after until ({until})")
+    return _paged(db, Payment, where, "paid_on", limit, offset, descending=True)
 
 
 @service.read(returns=dict[str, Any])

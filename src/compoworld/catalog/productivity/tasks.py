@@ -142,6 +142,32 @@ def delete_project(db: Db, project_id: Ref[Project]) -> dict[str, Any]:
     return {"id": project_id, "deleted": True, "tasks_deleted": len(tasks)}
 
 
+@service.write(returns=Project)
+def archive_project(db: Db, project_id: Ref[Project]) -> dict[str, Any]:
+    """Archive a finished project: every task must be done; its tasks can then no longer change.
+
+    Args:
+        project_id: The project's id.
+    """
+    if db.get(Project, project_id)["status"] == "archived":
+        raise Conflict(f"project {project_id!r} is already archived")
+    if n := db.count(Task, {"project_id": project_id, "status__ne": "done"}):
+        raise Refused(f"project {project_id!r} still has {n} open task(s); complete or delete "
+                      "them first")
+    return db.update(Project, project_id, status="archived")
+
+
+@service.read(returns=list[Member])
+def list_members(db: Db, project_id: Ref[Project]) -> list[dict[str, Any]]:
+    """List a project's members with their role ("owner" or "member"), owners first.
+
+    Args:
+        project_id: The project's id.
+    """
+    db.get(Project, project_id)
+    return db.select(Member, {"project_id": project_id}, order_by="role", descending=True)
+
+
 @service.write(returns=Member)
 def add_member(db: Db, project_id: Ref[Project], email: EmailIn,
                role: Literal["owner", "member"] = "member") -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """CRM: accounts and their contacts, inbound leads, a deal pipeline and logged activities."""
 
+import re
 from datetime import timedelta
 from typing import Any, Literal, get_args
 
@@ -28,6 +29,7 @@ STAGES: tuple[str, ...] = get_args(Stage)
 OPEN_STAGES = STAGES[:4]
 PROBABILITY = dict(zip(STAGES, (10, 25, 50, 75, 100, 0), strict=True))
 LeadStatus = Literal["new", "qualified", "converted", "disqualified"]
+LeadSource = Literal["web", "referral", "event", "outbound", "partner"]
 ActivityKind = Literal["call", "email", "meeting", "note"]
 
 
@@ -65,7 +67,7 @@ class Lead(Entity):
     phone: Phone | None = None
     company: CompanyName
     job_title: JobTitle | None = None
-    source: Literal["web", "referral", "event", "outbound", "partner"]
+    source: LeadSource
     status: LeadStatus = "new"
     owner: PersonName
     created_on: Date
@@ -215,6 +217,72 @@ def get_pipeline_summary(db: Db, currency: Currency = "USD",
                                              for s in OPEN_STAGES), 2)}
 
 
+@service.write(returns=Account)
+def create_account(db: Db, name: CompanyName, owner: PersonName, domain: Domain | None = None,
+                   industry: Industry | None = None) -> dict[str, Any]:
+    """Add an account (a customer or prospect company), created today. Names are unique.
+
+    Args:
+        name: The company's name (no other account may have it, whatever the case).
+        owner: Full name of the owning sales rep.
+        domain: The company's web domain, e.g. "example.com".
+        industry: The company's industry sector.
+    """
+    name, owner = " ".join(name.split()), " ".join(owner.split())
+    site = re.sub(r"^(?:[a-z]+://)?(?:www\.)?|/.*$", "", (domain or "").lower()).strip(" .")
+    if not name or not owner or (domain and not re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)+", site)):
+        raise BadArguments("name and owner must not be empty; domain must look like example.com")
+    taken = [a for a in db.select(Account) if a["name"].casefold() == name.casefold()]
+    if taken:
+        raise Conflict(f"account {taken[0]['id']!r} is already named {taken[0]['name']!r}")
+    return db.insert(Account, name=name, owner=owner, domain=site or None, industry=industry,
+                     created_on=db.today.isoformat())
+
+
+@service.write(returns=Contact)
+def create_contact(db: Db, account_id: Ref[Account], name: PersonName, email: Email,
+                   phone: Phone | None = None, job_title: JobTitle | None = None) -> dict[str, Any]:
+    """Add a person working at an account as a contact. Contact emails are unique.
+
+    Args:
+        account_id: The account the person works at.
+        name: The contact's full name.
+        email: The contact's email address (must not be another contact's).
+        phone: Phone number.
+        job_title: The contact's job title.
+    """
+    db.get(Account, account_id)
+    if not name.strip():
+        raise BadArguments("name must not be empty")
+    return db.insert(Contact, account_id=account_id, name=name.strip(), email=email, phone=phone,
+                     job_title=job_title)
+
+
+@service.write(returns=Lead)
+def create_lead(db: Db, name: PersonName, email: Email, company: CompanyName, source: LeadSource,
+                owner: PersonName, phone: Phone | None = None,
+                job_title: JobTitle | None = None) -> dict[str, Any]:
+    """Add a new lead, created today. No other lead or contact may have the lead's email.
+
+    Args:
+        name: The prospective buyer's full name.
+        email: Their email address (must not be another lead's or a contact's).
+        company: The company they buy for.
+        source: Where the lead came from.
+        owner: Full name of the sales rep who works the lead.
+        phone: Phone number.
+        job_title: Their job title.
+    """
+    if not name.strip() or not company.strip() or not owner.strip():
+        raise BadArguments("name, company and owner must not be empty")
+    if (contact := db.find(Contact, email=email)) is not None:
+        raise Conflict(f"{email.lower()} already belongs to contact {contact['name']} "
+                       f"({contact['id']!r}); log an activity or open a deal instead")
+    return db.insert(Lead, name=name.strip(), email=email, phone=phone, company=company.strip(),
+                     job_title=job_title, source=source, owner=owner.strip(),
+                     created_on=db.today.isoformat())
+
+
 @service.write(returns=dict[str, Any])
 def delete_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
     """Delete an account with its contacts, activities and closed deals (not while deals are open).
@@ -292,6 +360,36 @@ def create_deal(db: Db, account_id: Ref[Account], name: str, amount: Money, clos
     return db.insert(Deal, name=name.strip(), account_id=account_id, contact_id=contact_id,
                      amount=amount, currency=currency.upper(), close_date=close_date,
                      owner=(owner or "").strip() or account["owner"])
+
+
+@service.write(returns=Deal)
+def update_deal(db: Db, deal_id: Ref[Deal], name: str | None = None, amount: Money | None = None,
+                close_date: Date | None = None, owner: PersonName | None = None,
+                contact_id: Ref[Contact] | None = None) -> dict[str, Any]:
+    """Change an open deal; fields left out stay as they are. Won and lost deals cannot change.
+
+    Args:
+        deal_id: The deal's id.
+        name: New short name for the deal.
+        amount: New expected value (0 or more).
+        close_date: New expected close date (today or later).
+        owner: Full name of the new owning sales rep.
+        contact_id: New main contact (must work at the deal's account).
+    """
+    deal = db.get(Deal, deal_id)
+    contact = None if contact_id is None else db.get(Contact, contact_id)
+    if deal["stage"] not in OPEN_STAGES:
+        raise Refused(f"deal {deal_id!r} is closed ({deal['stage']}) and cannot be changed")
+    if contact is not None and contact["account_id"] != deal["account_id"]:
+        raise Refused(f"contact {contact_id!r} does not work at account {deal['account_id']!r}")
+    name, owner = (None if text is None else text.strip() for text in (name, owner))
+    if (amount is not None and amount < 0) or "" in (name, owner):
+        raise BadArguments("amount must not be negative and name and owner must not be empty")
+    if close_date is not None and close_date < db.today.isoformat():
+        raise Refused(f"close_date {close_date} is in the past")
+    changes = {"name": name, "amount": amount, "close_date": close_date, "owner": owner,
+               "contact_id": contact_id}
+    return db.update(Deal, deal_id, **{k: v for k, v in changes.items() if v is not None})
 
 
 @service.write(returns=Deal)

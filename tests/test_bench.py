@@ -1,0 +1,28 @@
+"""The runtime benchmark runs end to end and reports every figure (no timing is asserted here:
+figures are measurements, read them in the benchmark's output)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).parent.parent / "bench" / "runtime.py"
+
+
+@pytest.mark.slow
+def test_runtime_benchmark_quick_json():
+    result = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--no-peer", "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    report = json.loads(result.stdout)
+    assert set(report["targets"]) == {"read_calls_per_s", "reset_us", "new_instance_us",
+                                      "reset_speedup_vs_baseline", "memory_per_instance_mb"}
+    for target in report["targets"].values():
+        assert target["value"] > 0 and isinstance(target["pass"], bool)
+    assert report["compoworld"]["read"]["success_rate"] == 1.0
+    assert report["compoworld"]["write"]["success_rate"] == 1.0
+    assert set(report["world"]["services"]) >= {"contacts", "mail", "calendar", "crm",
+                                                 "payments", "tasks"}
