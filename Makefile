@@ -31,6 +31,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
+	$(BIN)/python bench/runtime.py --setup-peer
 	$(BIN)/python bench/runtime.py
 
 clean:

@@ -64,3 +64,22 @@ def test_types_json():
     result = runner.invoke(app, ["types", "--json"])
     rows = json.loads(result.stdout)
     assert len(rows) >= 25 and {"Email", "Phone", "Date"} <= {r["name"] for r in rows}
+
+
+@pytest.mark.slow
+def test_demo_runs_on_the_embedded_defaults_and_writes_its_artifacts(tmp_path):
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "services pass" in result.stdout
+    story = json.loads((tmp_path / "story.json").read_text())
+    tools = [step["tool"] for step in story]
+    assert {t.split("__")[0] for t in tools} == {"payments", "contacts", "crm", "calendar", "mail"}
+    # Information flows: the email found in payments is the one mail sends to.
+    customer = next(s["data"] for s in story if s["tool"] == "payments__get_customer")
+    sent = next(s for s in story if s["tool"] == "mail__send_message")
+    assert sent["arguments"]["to"] == [customer["email"]]
+    assert sent["data"]["to"] == [customer["email"]]
+    openai = json.loads((tmp_path / "openai_tools.json").read_text())
+    assert len(openai) == sum(r["tools"] for r in json.loads((tmp_path / "services.json").read_text()))
+    image = (tmp_path / "world.sqlite").read_bytes()
+    assert image.startswith(b"SQLite format 3\x00")

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from compoworld.catalog import load_services
 from compoworld.cli._services import summary
+from compoworld.cli._story import chase_overdue_invoice
 from compoworld.service import Environment, check_service, openai_tools
 from compoworld.types import Person
 
@@ -36,6 +37,23 @@ def _appearances(env: Environment, person: Person) -> list[str]:
                 if db.count(entity, {column.name: person.email}):
                     found.append(f"{service.name}.{entity}.{column.name}")
     return found
+
+
+_GIST_KEYS = ("number", "name", "email", "phone", "account_id", "customer_id", "start", "subject",
+              "to", "overdue", "query", "date", "attendees", "id")
+
+
+def _gist(value: Any) -> str:
+    """A short, readable summary of a call's arguments or result."""
+    if isinstance(value, dict) and isinstance(value.get("items"), list):
+        items = value["items"]
+        return f"{len(items)} items" + (f", first {_gist(items[0])}" if items else "")
+    if isinstance(value, dict) and isinstance(value.get("slots"), list):
+        return f"{len(value['slots'])} free slots, first {_gist(value['slots'][0])}"
+    if isinstance(value, dict):
+        keys = [k for k in _GIST_KEYS if k in value][:3]
+        return "{" + ", ".join(f"{k}: {orjson.dumps(value[k]).decode()}" for k in keys) + "}"
+    return orjson.dumps(value).decode()[:80]
 
 
 def _write(path: Path, value: Any) -> None:
@@ -90,7 +108,16 @@ def demo(
         console.print(f"[bold]{person.name}[/] <{person.email}> appears in {len(places)} places: "
                       + ", ".join(places), highlight=False)
 
-    console.rule("[bold]4. Calls and envelopes")
+    console.rule("[bold]4. Information flowing across services")
+    console.print("Chase an overdue invoice whose customer is also a CRM contact — every "
+                  "argument comes from an earlier answer:")
+    steps = chase_overdue_invoice(env.fork())
+    for number, (name, args, data) in enumerate(steps, start=1):
+        console.print(f"  {number}. [cyan]{name}[/] {_gist(args)}\n     → {_gist(data)}",
+                      highlight=False)
+    _write(out / "story.json", [{"tool": n, "arguments": a, "data": d} for n, a, d in steps])
+
+    console.rule("[bold]5. Calls and envelopes")
     first = next(iter(env.tools))
     examples = [(first, {}), (first, {"no_such_argument": 1}),
                 (first.rsplit("_", 1)[0] + "_x", {})]
@@ -107,5 +134,6 @@ def demo(
     console.print(f"{out}/world.sqlite       the seeded world (open it with sqlite3)")
     console.print(f"{out}/services.json      the catalog summary")
     console.print(f"{out}/openai_tools.json  all {len(env.tools)} tools as OpenAI functions")
+    console.print(f"{out}/story.json         the cross-service walk-through, call by call")
     if failed:
         raise typer.Exit(1)

@@ -217,6 +217,12 @@ def get_pipeline_summary(db: Db, currency: Currency = "USD",
                                              for s in OPEN_STAGES), 2)}
 
 
+def _account_named(db: Db, name: str) -> dict[str, Any] | None:
+    """The account with this name, ignoring case."""
+    rows = db.sql("SELECT id FROM {account} WHERE name = ? COLLATE NOCASE", [name])
+    return db.get(Account, rows[0]["id"]) if rows else None
+
+
 @service.write(returns=Account)
 def create_account(db: Db, name: CompanyName, owner: PersonName, domain: Domain | None = None,
                    industry: Industry | None = None) -> dict[str, Any]:
@@ -232,9 +238,9 @@ def create_account(db: Db, name: CompanyName, owner: PersonName, domain: Domain 
     site = re.sub(r"^(?:[a-z]+://)?(?:www\.)?|/.*$", "", (domain or "").lower()).strip(" .")
     if not name or not owner or (domain and not re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)+", site)):
         raise BadArguments("name and owner must not be empty; domain must look like example.com")
-    taken = [a for a in db.select(Account) if a["name"].casefold() == name.casefold()]
+    taken = _account_named(db, name)
     if taken:
-        raise Conflict(f"account {taken[0]['id']!r} is already named {taken[0]['name']!r}")
+        raise Conflict(f"account {taken['id']!r} is already named {taken['name']!r}")
     return db.insert(Account, name=name, owner=owner, domain=site or None, industry=industry,
                      created_on=db.today.isoformat())
 
@@ -322,7 +328,7 @@ def convert_lead(db: Db, lead_id: Ref[Lead], deal_amount: Money | None = None) -
         raise Refused(f"lead {lead_id!r} is disqualified and cannot be converted")
     if deal_amount is not None and deal_amount < 0:
         raise BadArguments("deal_amount must not be negative")
-    account = db.find(Account, name=lead["company"]) or db.insert(
+    account = _account_named(db, lead["company"]) or db.insert(
         Account, name=lead["company"], owner=lead["owner"], domain=lead["email"].split("@")[1],
         created_on=db.today.isoformat())
     contact = db.insert(Contact, account_id=account["id"], name=lead["name"],
