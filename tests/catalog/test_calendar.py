@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
-
-import pytest
 
 from compoworld.catalog import load_service
 from compoworld.service import Environment, check_service
 
-
-@pytest.fixture(scope="module")
-def world() -> Environment:
-    return Environment([load_service("calendar")], seed=0)
-
-
-@pytest.fixture
-def env(world: Environment) -> Environment:
-    return world.fork()
-
-
-def ok(env: Environment, tool: str, args: dict[str, Any] | None = None) -> Any:
-    envelope = env.call(f"calendar__{tool}", args or {})
-    assert envelope["success"], envelope
-    return envelope["data"]
-
-
-def refused(env: Environment, tool: str, args: dict[str, Any], code: int) -> str:
-    """Call a tool that must fail with ``code`` and leave the state untouched."""
-    before = env.digest()
-    envelope = env.call(f"calendar__{tool}", args)
-    assert not envelope["success"], envelope
-    assert envelope["error"]["code"] == code, envelope
-    assert env.digest() == before
-    return envelope["error"]["message"]
+SERVICE = "calendar"  # the conftest's world and env fixtures serve it
 
 
 def rows(env: Environment, entity: str, **where: Any) -> list[dict[str, Any]]:
@@ -46,21 +21,21 @@ def at(env: Environment, days: int, clock: str) -> str:
     return f"{env.pool.day(days).isoformat()}T{clock}:00"
 
 
-def calendars(env: Environment) -> dict[str, dict[str, Any]]:
-    return {c["name"]: c for c in ok(env, "list_calendars")}
+def calendars(ok: Callable[..., Any], env: Environment) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in ok(env, "calendar__list_calendars")}
 
 
-def rooms(env: Environment) -> dict[str, dict[str, Any]]:
-    return {r["name"]: r for r in ok(env, "list_rooms")}
+def rooms(ok: Callable[..., Any], env: Environment) -> dict[str, dict[str, Any]]:
+    return {r["name"]: r for r in ok(env, "calendar__list_rooms")}
 
 
 def user(env: Environment) -> str:
     return env.pool.user.email
 
 
-def new_event(env: Environment, **args: Any) -> dict[str, Any]:
-    return ok(env, "create_event", {"title": "Planning", "start": at(env, 40, "10:00"),
-                                    "end": at(env, 40, "11:00"), **args})
+def new_event(ok: Callable[..., Any], env: Environment, **args: Any) -> dict[str, Any]:
+    return ok(env, "calendar__create_event", **{"title": "Planning", "start": at(env, 40, "10:00"),
+                                                "end": at(env, 40, "11:00"), **args})
 
 
 def upcoming(env: Environment, **where: Any) -> list[dict[str, Any]]:
@@ -85,12 +60,12 @@ def test_seeding_is_realistic_and_deterministic(world: Environment) -> None:
     assert Environment([load_service("calendar")], seed=1).digest() != world.digest()
 
 
-def test_people_come_from_the_pool(env: Environment) -> None:
+def test_people_come_from_the_pool(env: Environment, ok) -> None:
     people = {p.email: p for p in env.pool.people}
-    primary = ok(env, "list_calendars")[0]
+    primary = ok(env, "calendar__list_calendars")[0]
     assert primary["is_primary"] and primary["owner_email"] == env.pool.user.email
     assert primary["owner_name"] == env.pool.user.name
-    for calendar in ok(env, "list_calendars"):
+    for calendar in ok(env, "calendar__list_calendars"):
         assert people[calendar["owner_email"]].timezone == calendar["timezone"]
     for event in rows(env, "event"):
         assert people[event["organizer"]].name == event["organizer_name"]
@@ -116,263 +91,258 @@ def test_seeded_events_span_past_and_future_without_double_booking(env: Environm
 # -- reads --------------------------------------------------------------------------------
 
 
-def test_list_events_pages_in_time_order(env: Environment) -> None:
-    first = ok(env, "list_events", {"limit": 7})
-    second = ok(env, "list_events", {"limit": 7, "offset": 7})
-    both = ok(env, "list_events", {"limit": 14})
+def test_list_events_pages_in_time_order(env: Environment, ok, refused) -> None:
+    first = ok(env, "calendar__list_events", limit=7)
+    second = ok(env, "calendar__list_events", limit=7, offset=7)
+    both = ok(env, "calendar__list_events", limit=14)
     live = [e for e in rows(env, "event") if e["status"] != "cancelled"]
     assert first["total"] == second["total"] == len(live)
     assert [e["id"] for e in first["items"] + second["items"]] == [e["id"] for e in both["items"]]
     starts = [e["start"] for e in both["items"]]
     assert starts == sorted(starts)
-    refused(env, "list_events", {"limit": 0}, 422)
-    refused(env, "list_events", {"limit": 500}, 422)
+    assert "limit must be between 1 and 100" in refused(env, "calendar__list_events", 400, limit=0)
+    refused(env, "calendar__list_events", 400, limit=500)
 
 
-def test_list_events_filters(env: Environment) -> None:
+def test_list_events_filters(env: Environment, ok, refused) -> None:
     day = env.pool.day(1).isoformat()
-    on_day = ok(env, "list_events", {"start_date": day, "end_date": day, "limit": 100})["items"]
+    on_day = ok(env, "calendar__list_events", start_date=day, end_date=day, limit=100)["items"]
     assert on_day and all(e["start"].startswith(day) for e in on_day)
 
-    work = calendars(env)["Work"]["id"]
-    mine = ok(env, "list_events", {"calendar_id": work, "limit": 100})
+    work = calendars(ok, env)["Work"]["id"]
+    mine = ok(env, "calendar__list_events", calendar_id=work, limit=100)
     assert mine["items"] and all(e["calendar_id"] == work for e in mine["items"])
 
-    found = ok(env, "list_events", {"query": "SYNC", "limit": 100})["items"]
+    found = ok(env, "calendar__list_events", query="SYNC", limit=100)["items"]
     assert found and all("sync" in e["title"].lower() for e in found)
 
     cancelled = [e for e in rows(env, "event") if e["status"] == "cancelled"]
     assert cancelled
-    everything = ok(env, "list_events", {"include_cancelled": True, "limit": 100})
+    everything = ok(env, "calendar__list_events", include_cancelled=True, limit=100)
     assert everything["total"] == len(rows(env, "event"))
-    default = ok(env, "list_events", {"limit": 100})
+    default = ok(env, "calendar__list_events", limit=100)
     assert default["total"] == everything["total"] - len(cancelled)
-    refused(env, "list_events", {"calendar_id": "ca_nope"}, 404)
+    refused(env, "calendar__list_events", 404, calendar_id="ca_nope")
 
 
-def test_get_event_lists_attendees(env: Environment) -> None:
+def test_get_event_lists_attendees(env: Environment, ok, refused) -> None:
     event = rows(env, "event")[0]
-    detail = ok(env, "get_event", {"event_id": event["id"]})
+    detail = ok(env, "calendar__get_event", event_id=event["id"])
     assert {k: detail[k] for k in event} == event
     assert detail["attendees"] == rows(env, "attendee", event_id=event["id"])
-    refused(env, "get_event", {"event_id": "ev_nope"}, 404)
+    refused(env, "calendar__get_event", 404, event_id="ev_nope")
 
 
-def test_list_invitations_shows_unanswered_upcoming_ones(env: Environment) -> None:
-    pending = ok(env, "list_invitations")
+def test_list_invitations_shows_unanswered_upcoming_ones(env: Environment, ok) -> None:
+    pending = ok(env, "calendar__list_invitations")
     assert pending
     today = env.pool.today.isoformat()
     for event in pending:
         assert event["response"] == "needs_action" and event["start"] >= today
         answer = rows(env, "attendee", event_id=event["id"], email=user(env))
         assert answer[0]["response"] == "needs_action"
-    every = ok(env, "list_invitations", {"response": "any"})
+    every = ok(env, "calendar__list_invitations", response="any")
     assert len(every) > len(pending)
 
 
-def test_rooms_are_listed_smallest_first(env: Environment) -> None:
-    capacities = [r["capacity"] for r in ok(env, "list_rooms")]
+def test_rooms_are_listed_smallest_first(env: Environment, ok) -> None:
+    capacities = [r["capacity"] for r in ok(env, "calendar__list_rooms")]
     assert capacities == sorted(capacities) and len(capacities) == 6
 
 
 # -- creating -----------------------------------------------------------------------------
 
 
-def test_create_event_invites_people_once(env: Environment) -> None:
+def test_create_event_invites_people_once(env: Environment, ok) -> None:
     guest = env.pool.people[5].email
-    event = new_event(env, attendees=[guest, guest.upper(), user(env)],
+    event = new_event(ok, env, attendees=[guest, guest.upper(), user(env)],
                       description="Agenda: budget")
     assert event["organizer"] == user(env) and event["status"] == "confirmed"
-    assert event["calendar_id"] == calendars(env)["Work"]["id"]
+    assert event["calendar_id"] == calendars(ok, env)["Work"]["id"]
     assert [a["email"] for a in event["attendees"]] == [guest]
     assert event["attendees"][0]["response"] == "needs_action"
-    assert ok(env, "get_event", {"event_id": event["id"]}) == event
+    assert ok(env, "calendar__get_event", event_id=event["id"]) == event
     day = env.pool.day(40).isoformat()
-    listed = ok(env, "list_events", {"start_date": day, "end_date": day})["items"]
+    listed = ok(env, "calendar__list_events", start_date=day, end_date=day)["items"]
     assert [e["id"] for e in listed] == [event["id"]]
 
 
-def test_create_event_knows_names_of_people_seen_before(env: Environment) -> None:
+def test_create_event_knows_names_of_people_seen_before(env: Environment, ok) -> None:
     seen = rows(env, "attendee")[0]
-    event = new_event(env, attendees=[seen["email"]])
+    event = new_event(ok, env, attendees=[seen["email"]])
     assert event["attendees"][0]["name"] == seen["name"]
 
 
-def test_create_event_time_rules(env: Environment) -> None:
+def test_create_event_time_rules(env: Environment, refused) -> None:
     start = at(env, 40, "10:00")
     args = {"title": "x", "start": start}
-    assert "end after it starts" in refused(
-        env, "create_event", {**args, "end": at(env, 40, "09:00")}, 422)
-    refused(env, "create_event", {**args, "end": start}, 422)
-    refused(env, "create_event", {**args, "end": at(env, 41, "10:00")}, 422)  # over 12 hours
-    refused(env, "create_event", {"title": "x", "start": at(env, -1, "10:00"),
-                                  "end": at(env, -1, "11:00")}, 422)
-    refused(env, "create_event", {**args, "title": "  ", "end": at(env, 40, "11:00")}, 422)
-    refused(env, "create_event", {**args, "end": "tomorrow"}, 400)
+    assert "end after it starts" in refused(env, "calendar__create_event", 422, **args,
+                                            end=at(env, 40, "09:00"))
+    refused(env, "calendar__create_event", 422, **args, end=start)
+    refused(env, "calendar__create_event", 422, **args, end=at(env, 41, "10:00"))  # over 12 hours
+    refused(env, "calendar__create_event", 422, title="x", start=at(env, -1, "10:00"),
+            end=at(env, -1, "11:00"))
+    refused(env, "calendar__create_event", 422, **{**args, "title": "  ", "end": at(env, 40, "11:00")})
+    refused(env, "calendar__create_event", 400, **args, end="tomorrow")
 
 
-def test_create_event_refuses_double_booking_the_owner(env: Environment) -> None:
-    taken = upcoming(env, calendar_id=calendars(env)["Work"]["id"])[0]
-    message = refused(env, "create_event", {"title": "Clash", "start": taken["start"],
-                                            "end": taken["end"]}, 409)
+def test_create_event_refuses_double_booking_the_owner(env: Environment, ok, refused) -> None:
+    taken = upcoming(env, calendar_id=calendars(ok, env)["Work"]["id"])[0]
+    message = refused(env, "calendar__create_event", 409, title="Clash", start=taken["start"],
+                      end=taken["end"])
     assert taken["id"] in message
     # Personal and Work calendars share their owner: one blocks the other.
-    personal = calendars(env)["Personal"]["id"]
-    new_event(env, calendar_id=personal, title="Dentist")
-    refused(env, "create_event", {"title": "Work", "start": at(env, 40, "10:30"),
-                                  "end": at(env, 40, "11:30")}, 409)
+    personal = calendars(ok, env)["Personal"]["id"]
+    new_event(ok, env, calendar_id=personal, title="Dentist")
+    refused(env, "calendar__create_event", 409, title="Work", start=at(env, 40, "10:30"),
+            end=at(env, 40, "11:30"))
     # Back to back is fine.
-    new_event(env, start=at(env, 40, "11:00"), end=at(env, 40, "11:30"))
+    new_event(ok, env, start=at(env, 40, "11:00"), end=at(env, 40, "11:30"))
 
 
-def test_create_event_refuses_double_booking_a_room(env: Environment) -> None:
-    room = rooms(env)["Dune"]["id"]
-    new_event(env, room_id=room)
-    colleague = calendars(env)["Michael Khan (work)"]["id"]  # another owner, same room
-    assert "room" in refused(env, "create_event", {
-        "title": "Clash", "start": at(env, 40, "10:30"), "end": at(env, 40, "11:30"),
-        "calendar_id": colleague, "room_id": room}, 409)
-    other = new_event(env, calendar_id=colleague, room_id=rooms(env)["Ember"]["id"])
+def test_create_event_refuses_double_booking_a_room(env: Environment, ok, refused) -> None:
+    room = rooms(ok, env)["Dune"]["id"]
+    new_event(ok, env, room_id=room)
+    colleague = calendars(ok, env)["Michael Khan (work)"]["id"]  # another owner, same room
+    assert "room" in refused(env, "calendar__create_event", 409, title="Clash",
+                             start=at(env, 40, "10:30"), end=at(env, 40, "11:30"),
+                             calendar_id=colleague, room_id=room)
+    other = new_event(ok, env, calendar_id=colleague, room_id=rooms(ok, env)["Ember"]["id"])
     assert other["location"] == "Ember" and other["organizer"] == "michael.khan29@le.com"
 
 
-def test_create_event_room_must_hold_everyone(env: Environment) -> None:
-    aurora = rooms(env)["Aurora"]  # holds 4: the organizer and 3 guests
+def test_create_event_room_must_hold_everyone(env: Environment, ok, refused) -> None:
+    aurora = rooms(ok, env)["Aurora"]  # holds 4: the organizer and 3 guests
     guests = [p.email for p in env.pool.people[:4]]
-    refused(env, "create_event", {"title": "Big", "start": at(env, 40, "10:00"),
-                                  "end": at(env, 40, "11:00"), "attendees": guests,
-                                  "room_id": aurora["id"]}, 422)
-    event = new_event(env, attendees=guests[:3], room_id=aurora["id"])
+    refused(env, "calendar__create_event", 422, title="Big", start=at(env, 40, "10:00"),
+            end=at(env, 40, "11:00"), attendees=guests, room_id=aurora["id"])
+    event = new_event(ok, env, attendees=guests[:3], room_id=aurora["id"])
     assert event["room_id"] == aurora["id"]
-    refused(env, "invite_attendee", {"event_id": event["id"], "email": guests[3]}, 422)
+    refused(env, "calendar__invite_attendee", 422, event_id=event["id"], email=guests[3])
 
 
 # -- changing -----------------------------------------------------------------------------
 
 
-def test_reschedule_moves_the_event_and_resets_answers(env: Environment) -> None:
+def test_reschedule_moves_the_event_and_resets_answers(env: Environment, ok) -> None:
     guest = env.pool.people[5].email
-    event = new_event(env, attendees=[guest])
-    ok(env, "respond_to_invitation", {"event_id": event["id"], "response": "accepted",
-                                      "email": guest})
-    moved = ok(env, "reschedule_event", {"event_id": event["id"], "start": at(env, 41, "14:00"),
-                                         "end": at(env, 41, "14:45")})
-    stored = ok(env, "get_event", {"event_id": event["id"]})
+    event = new_event(ok, env, attendees=[guest])
+    ok(env, "calendar__respond_to_invitation", event_id=event["id"], response="accepted", email=guest)
+    moved = ok(env, "calendar__reschedule_event", event_id=event["id"], start=at(env, 41, "14:00"),
+               end=at(env, 41, "14:45"))
+    stored = ok(env, "calendar__get_event", event_id=event["id"])
     assert (stored["start"], stored["end"]) == (at(env, 41, "14:00"), at(env, 41, "14:45"))
     assert stored == moved
     assert [a["response"] for a in stored["attendees"]] == ["needs_action"]
 
 
-def test_reschedule_rules(env: Environment) -> None:
-    event = new_event(env)
-    blocker = new_event(env, start=at(env, 42, "09:00"), end=at(env, 42, "10:00"))
-    refused(env, "reschedule_event", {"event_id": event["id"], "start": at(env, 42, "09:30"),
-                                      "end": at(env, 42, "10:30")}, 409)
-    refused(env, "reschedule_event", {"event_id": event["id"], "start": at(env, 42, "12:00"),
-                                      "end": at(env, 42, "11:00")}, 422)
+def test_reschedule_rules(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env)
+    blocker = new_event(ok, env, start=at(env, 42, "09:00"), end=at(env, 42, "10:00"))
+    refused(env, "calendar__reschedule_event", 409, event_id=event["id"],
+            start=at(env, 42, "09:30"), end=at(env, 42, "10:30"))
+    refused(env, "calendar__reschedule_event", 422, event_id=event["id"],
+            start=at(env, 42, "12:00"), end=at(env, 42, "11:00"))
     # Moving an event onto its own slot is not a clash with itself.
-    ok(env, "reschedule_event", {"event_id": blocker["id"], "start": at(env, 42, "09:15"),
-                                 "end": at(env, 42, "10:00")})
+    ok(env, "calendar__reschedule_event", event_id=blocker["id"], start=at(env, 42, "09:15"),
+       end=at(env, 42, "10:00"))
     past = next(e for e in rows(env, "event", organizer=user(env))
                 if e["start"] < env.pool.today.isoformat())
-    assert "already happened" in refused(env, "reschedule_event", {
-        "event_id": past["id"], "start": at(env, 43, "09:00"), "end": at(env, 43, "10:00")}, 422)
+    assert "already happened" in refused(env, "calendar__reschedule_event", 422, event_id=past["id"],
+                                         start=at(env, 43, "09:00"), end=at(env, 43, "10:00"))
 
 
-def test_cancel_event_frees_its_slot(env: Environment) -> None:
-    event = new_event(env)
-    cancelled = ok(env, "cancel_event", {"event_id": event["id"]})
+def test_cancel_event_frees_its_slot(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env)
+    cancelled = ok(env, "calendar__cancel_event", event_id=event["id"])
     assert cancelled["status"] == "cancelled"
-    assert ok(env, "get_event", {"event_id": event["id"]})["status"] == "cancelled"
+    assert ok(env, "calendar__get_event", event_id=event["id"])["status"] == "cancelled"
     day = env.pool.day(40).isoformat()
-    assert ok(env, "list_events", {"start_date": day, "end_date": day})["total"] == 0
-    assert "cancelled" in refused(env, "cancel_event", {"event_id": event["id"]}, 422)
-    new_event(env, title="Replacement")  # the same slot is free again
+    assert ok(env, "calendar__list_events", start_date=day, end_date=day)["total"] == 0
+    assert "cancelled" in refused(env, "calendar__cancel_event", 422, event_id=event["id"])
+    new_event(ok, env, title="Replacement")  # the same slot is free again
 
 
-def test_events_that_already_happened_cannot_be_cancelled(env: Environment) -> None:
+def test_events_that_already_happened_cannot_be_cancelled(env: Environment, refused) -> None:
     today = env.pool.today.isoformat()
     past = [e for e in rows(env, "event", organizer=user(env), status="confirmed")
             if e["start"] < today]
     assert past
-    assert "already happened" in refused(env, "cancel_event", {"event_id": past[0]["id"]}, 422)
+    assert "already happened" in refused(env, "calendar__cancel_event", 422, event_id=past[0]["id"])
 
 
-def test_only_the_organizer_can_change_an_event(env: Environment) -> None:
-    theirs = [e for e in upcoming(env, calendar_id=calendars(env)["Work"]["id"])
+def test_only_the_organizer_can_change_an_event(env: Environment, ok, refused) -> None:
+    theirs = [e for e in upcoming(env, calendar_id=calendars(ok, env)["Work"]["id"])
               if e["organizer"] != user(env)]
     assert theirs
     event = theirs[0]["id"]
-    assert "organizer" in refused(env, "cancel_event", {"event_id": event}, 422)
-    refused(env, "invite_attendee", {"event_id": event, "email": "new.person@example.com"}, 422)
-    refused(env, "reschedule_event", {"event_id": event, "start": at(env, 40, "09:00"),
-                                      "end": at(env, 40, "10:00")}, 422)
+    assert "organizer" in refused(env, "calendar__cancel_event", 422, event_id=event)
+    refused(env, "calendar__invite_attendee", 422, event_id=event, email="new.person@example.com")
+    refused(env, "calendar__reschedule_event", 422, event_id=event, start=at(env, 40, "09:00"),
+            end=at(env, 40, "10:00"))
 
 
-def test_invite_attendee_and_its_rules(env: Environment) -> None:
-    event = new_event(env)
-    added = ok(env, "invite_attendee", {"event_id": event["id"], "email": "Ana.Diaz@Example.com",
-                                        "name": "Ana Diaz"})
+def test_invite_attendee_and_its_rules(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env)
+    added = ok(env, "calendar__invite_attendee", event_id=event["id"], email="Ana.Diaz@Example.com",
+               name="Ana Diaz")
     assert added["email"] == "ana.diaz@example.com" and added["response"] == "needs_action"
-    detail = ok(env, "get_event", {"event_id": event["id"]})
+    detail = ok(env, "calendar__get_event", event_id=event["id"])
     assert [(a["email"], a["name"]) for a in detail["attendees"]] == [
         ("ana.diaz@example.com", "Ana Diaz")]
-    refused(env, "invite_attendee", {"event_id": event["id"], "email": "ana.diaz@example.com"},
-            409)
-    refused(env, "invite_attendee", {"event_id": event["id"], "email": user(env)}, 409)
-    ok(env, "cancel_event", {"event_id": event["id"]})
-    refused(env, "invite_attendee", {"event_id": event["id"], "email": "bo@example.com"}, 422)
-    refused(env, "invite_attendee", {"event_id": "ev_nope", "email": "bo@example.com"}, 404)
+    refused(env, "calendar__invite_attendee", 409, event_id=event["id"], email="ana.diaz@example.com")
+    refused(env, "calendar__invite_attendee", 409, event_id=event["id"], email=user(env))
+    ok(env, "calendar__cancel_event", event_id=event["id"])
+    refused(env, "calendar__invite_attendee", 422, event_id=event["id"], email="bo@example.com")
+    refused(env, "calendar__invite_attendee", 404, event_id="ev_nope", email="bo@example.com")
 
 
-def test_respond_to_invitation(env: Environment) -> None:
-    pending = ok(env, "list_invitations")[0]
-    answer = ok(env, "respond_to_invitation", {"event_id": pending["id"], "response": "accepted"})
+def test_respond_to_invitation(env: Environment, ok) -> None:
+    pending = ok(env, "calendar__list_invitations")[0]
+    answer = ok(env, "calendar__respond_to_invitation", event_id=pending["id"], response="accepted")
     assert answer["email"] == user(env) and answer["response"] == "accepted"
-    assert pending["id"] not in {e["id"] for e in ok(env, "list_invitations")}
-    accepted = ok(env, "list_invitations", {"response": "accepted"})
+    assert pending["id"] not in {e["id"] for e in ok(env, "calendar__list_invitations")}
+    accepted = ok(env, "calendar__list_invitations", response="accepted")
     assert pending["id"] in {e["id"] for e in accepted}
 
 
-def test_only_invited_people_can_respond(env: Environment) -> None:
-    event = new_event(env, attendees=["guest@example.com"])
-    assert "not invited" in refused(env, "respond_to_invitation", {
-        "event_id": event["id"], "response": "accepted", "email": "stranger@example.com"}, 422)
+def test_only_invited_people_can_respond(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env, attendees=["guest@example.com"])
+    assert "not invited" in refused(env, "calendar__respond_to_invitation", 422, event_id=event["id"],
+                                    response="accepted", email="stranger@example.com")
     # The organizer is not an attendee of their own event.
-    refused(env, "respond_to_invitation", {"event_id": event["id"], "response": "declined"}, 422)
-    ok(env, "respond_to_invitation", {"event_id": event["id"], "response": "tentative",
-                                      "email": "GUEST@example.com"})
+    refused(env, "calendar__respond_to_invitation", 422, event_id=event["id"], response="declined")
+    ok(env, "calendar__respond_to_invitation", event_id=event["id"], response="tentative",
+       email="GUEST@example.com")
     past = next(a for a in rows(env, "attendee", email=user(env))
-                if ok(env, "get_event", {"event_id": a["event_id"]})["start"]
+                if ok(env, "calendar__get_event", event_id=a["event_id"])["start"]
                 < env.pool.today.isoformat())
-    refused(env, "respond_to_invitation", {"event_id": past["event_id"], "response": "declined"},
-            422)
+    refused(env, "calendar__respond_to_invitation", 422, event_id=past["event_id"], response="declined")
 
 
-def test_book_room(env: Environment) -> None:
-    event = new_event(env, attendees=["a@example.com", "b@example.com"])
-    birch = rooms(env)["Birch"]["id"]
-    booked = ok(env, "book_room", {"event_id": event["id"], "room_id": birch})
+def test_book_room(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env, attendees=["a@example.com", "b@example.com"])
+    birch = rooms(ok, env)["Birch"]["id"]
+    booked = ok(env, "calendar__book_room", event_id=event["id"], room_id=birch)
     assert booked["room_id"] == birch and booked["location"] == "Birch"
-    assert ok(env, "get_event", {"event_id": event["id"]})["room_id"] == birch
-    refused(env, "book_room", {"event_id": event["id"], "room_id": birch}, 409)
+    assert ok(env, "calendar__get_event", event_id=event["id"])["room_id"] == birch
+    refused(env, "calendar__book_room", 409, event_id=event["id"], room_id=birch)
 
-    colleague = calendars(env)["Danny Watson (work)"]["id"]
-    other = new_event(env, calendar_id=colleague, attendees=[f"p{i}@example.com" for i in range(4)])
-    assert "room" in refused(env, "book_room", {"event_id": other["id"], "room_id": birch}, 409)
-    aurora = rooms(env)["Aurora"]["id"]
-    refused(env, "book_room", {"event_id": other["id"], "room_id": aurora}, 422)  # 5 people
-    refused(env, "book_room", {"event_id": other["id"], "room_id": "ro_nope"}, 404)
+    colleague = calendars(ok, env)["Danny Watson (work)"]["id"]
+    other = new_event(ok, env, calendar_id=colleague, attendees=[f"p{i}@example.com" for i in range(4)])
+    assert "room" in refused(env, "calendar__book_room", 409, event_id=other["id"], room_id=birch)
+    aurora = rooms(ok, env)["Aurora"]["id"]
+    refused(env, "calendar__book_room", 422, event_id=other["id"], room_id=aurora)  # 5 people
+    refused(env, "calendar__book_room", 404, event_id=other["id"], room_id="ro_nope")
 
 
 # -- free time ----------------------------------------------------------------------------
 
 
-def test_find_free_slot_avoids_everyone_busy(env: Environment) -> None:
+def test_find_free_slot_avoids_everyone_busy(env: Environment, ok) -> None:
     day = env.pool.day(1).isoformat()
-    colleague = calendars(env)["Michael Khan (work)"]["owner_email"]
-    found = ok(env, "find_free_slot", {"date": day, "duration_minutes": 45,
-                                       "attendees": [colleague]})
+    colleague = calendars(ok, env)["Michael Khan (work)"]["owner_email"]
+    found = ok(env, "calendar__find_free_slot", date=day, duration_minutes=45, attendees=[colleague])
     assert found["date"] == day and 1 <= len(found["slots"]) <= 5
     invited = {a["event_id"] for a in rows(env, "attendee") if a["response"] != "declined"
                and a["email"] in (user(env), colleague)}
@@ -385,126 +355,119 @@ def test_find_free_slot_avoids_everyone_busy(env: Environment) -> None:
         assert all(not (e["start"] < slot["end"] and e["end"] > slot["start"]) for e in busy)
 
 
-def test_find_free_slot_sees_new_events_and_refuses_bad_input(env: Environment) -> None:
+def test_find_free_slot_sees_new_events_and_refuses_bad_input(env: Environment, ok, refused) -> None:
     day = env.pool.day(40).isoformat()
-    first = ok(env, "find_free_slot", {"date": day, "duration_minutes": 60})["slots"][0]
+    first = ok(env, "calendar__find_free_slot", date=day, duration_minutes=60)["slots"][0]
     assert first == {"start": f"{day}T09:00:00", "end": f"{day}T10:00:00"}
-    new_event(env, start=first["start"], end=first["end"])
-    slots = ok(env, "find_free_slot", {"date": day, "duration_minutes": 60})["slots"]
+    new_event(ok, env, start=first["start"], end=first["end"])
+    slots = ok(env, "calendar__find_free_slot", date=day, duration_minutes=60)["slots"]
     assert slots[0]["start"] == f"{day}T10:00:00"
-    refused(env, "find_free_slot", {"date": env.pool.day(-1).isoformat(),
-                                    "duration_minutes": 30}, 422)
-    refused(env, "find_free_slot", {"date": day, "duration_minutes": 600}, 422)
-    refused(env, "find_free_slot", {"date": day, "duration_minutes": 30, "room_id": "ro_x"}, 404)
+    refused(env, "calendar__find_free_slot", 422, date=env.pool.day(-1).isoformat(), duration_minutes=30)
+    refused(env, "calendar__find_free_slot", 422, date=day, duration_minutes=600)
+    refused(env, "calendar__find_free_slot", 404, date=day, duration_minutes=30, room_id="ro_x")
 
 
-def test_find_free_slot_counts_invitations_and_rooms(env: Environment) -> None:
+def test_find_free_slot_counts_invitations_and_rooms(env: Environment, ok) -> None:
     day = env.pool.day(40).isoformat()
-    diana = calendars(env)["Diana Horton (work)"]["id"]
-    invite = new_event(env, calendar_id=diana, attendees=[user(env)])  # 10:00-11:00
+    diana = calendars(ok, env)["Diana Horton (work)"]["id"]
+    invite = new_event(ok, env, calendar_id=diana, attendees=[user(env)])  # 10:00-11:00
     starts = [s["start"][11:16] for s in
-              ok(env, "find_free_slot", {"date": day, "duration_minutes": 60})["slots"]]
+              ok(env, "calendar__find_free_slot", date=day, duration_minutes=60)["slots"]]
     assert starts == ["09:00", "11:00", "11:30", "12:00", "12:30"]
-    ok(env, "respond_to_invitation", {"event_id": invite["id"], "response": "declined"})
+    ok(env, "calendar__respond_to_invitation", event_id=invite["id"], response="declined")
     starts = [s["start"][11:16] for s in
-              ok(env, "find_free_slot", {"date": day, "duration_minutes": 60})["slots"]]
+              ok(env, "calendar__find_free_slot", date=day, duration_minutes=60)["slots"]]
     assert starts[:3] == ["09:00", "09:30", "10:00"]  # a declined invitation does not block
 
-    birch = rooms(env)["Birch"]["id"]
-    danny = calendars(env)["Danny Watson (work)"]["id"]
-    new_event(env, calendar_id=danny, room_id=birch, start=at(env, 40, "09:00"),
+    birch = rooms(ok, env)["Birch"]["id"]
+    danny = calendars(ok, env)["Danny Watson (work)"]["id"]
+    new_event(ok, env, calendar_id=danny, room_id=birch, start=at(env, 40, "09:00"),
               end=at(env, 40, "12:00"))
-    with_room = ok(env, "find_free_slot", {"date": day, "duration_minutes": 60,
-                                           "room_id": birch})["slots"]
+    with_room = ok(env, "calendar__find_free_slot", date=day, duration_minutes=60, room_id=birch)["slots"]
     assert with_room[0]["start"] == f"{day}T12:00:00"
 
 
 # -- editing details and guest lists ------------------------------------------------------
 
 
-def test_update_event_changes_only_the_given_fields(env: Environment) -> None:
+def test_update_event_changes_only_the_given_fields(env: Environment, ok) -> None:
     guest = env.pool.people[5].email
-    event = new_event(env, attendees=[guest], description="Agenda: budget",
+    event = new_event(ok, env, attendees=[guest], description="Agenda: budget",
                       location="Video call")
-    ok(env, "respond_to_invitation", {"event_id": event["id"], "response": "accepted",
-                                      "email": guest})
-    updated = ok(env, "update_event", {"event_id": event["id"], "title": " Budget planning ",
-                                       "location": "Room 4.02"})
-    stored = ok(env, "get_event", {"event_id": event["id"]})
+    ok(env, "calendar__respond_to_invitation", event_id=event["id"], response="accepted", email=guest)
+    updated = ok(env, "calendar__update_event", event_id=event["id"], title=" Budget planning ",
+                 location="Room 4.02")
+    stored = ok(env, "calendar__get_event", event_id=event["id"])
     assert updated == stored
     assert stored["title"] == "Budget planning" and stored["location"] == "Room 4.02"
     assert stored["description"] == "Agenda: budget"  # left out: unchanged
     assert (stored["start"], stored["end"]) == (event["start"], event["end"])
     assert [a["response"] for a in stored["attendees"]] == ["accepted"]  # answers stay
-    found = ok(env, "list_events", {"query": "budget planning", "limit": 100})["items"]
+    found = ok(env, "calendar__list_events", query="budget planning", limit=100)["items"]
     assert [e["id"] for e in found] == [event["id"]]
 
-    cleared = ok(env, "update_event", {"event_id": event["id"], "description": "",
-                                       "location": "  "})
+    cleared = ok(env, "calendar__update_event", event_id=event["id"], description="", location="  ")
     assert cleared["description"] == "" and cleared["location"] is None
     assert cleared["title"] == "Budget planning"
-    assert ok(env, "get_event", {"event_id": event["id"]}) == cleared
+    assert ok(env, "calendar__get_event", event_id=event["id"]) == cleared
 
 
-def test_update_event_rules(env: Environment) -> None:
-    event = new_event(env)
-    assert "title" in refused(env, "update_event", {"event_id": event["id"], "title": "  "}, 422)
-    refused(env, "update_event", {"event_id": "ev_nope", "title": "x"}, 404)
-    theirs = next(e for e in upcoming(env, calendar_id=calendars(env)["Work"]["id"])
+def test_update_event_rules(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env)
+    assert "title" in refused(env, "calendar__update_event", 422, event_id=event["id"], title="  ")
+    refused(env, "calendar__update_event", 404, event_id="ev_nope", title="x")
+    theirs = next(e for e in upcoming(env, calendar_id=calendars(ok, env)["Work"]["id"])
                   if e["organizer"] != user(env))
-    assert "organizer" in refused(env, "update_event",
-                                  {"event_id": theirs["id"], "title": "Mine now"}, 422)
+    assert "organizer" in refused(env, "calendar__update_event", 422, event_id=theirs["id"], title="Mine now")
     past = next(e for e in rows(env, "event", organizer=user(env), status="confirmed")
                 if e["start"] < env.pool.today.isoformat())
-    assert "already happened" in refused(env, "update_event",
-                                         {"event_id": past["id"], "location": "Moon"}, 422)
-    ok(env, "cancel_event", {"event_id": event["id"]})
-    assert "cancelled" in refused(env, "update_event",
-                                  {"event_id": event["id"], "title": "Revived"}, 422)
+    assert "already happened" in refused(env, "calendar__update_event", 422, event_id=past["id"],
+                                         location="Moon")
+    ok(env, "calendar__cancel_event", event_id=event["id"])
+    assert "cancelled" in refused(env, "calendar__update_event", 422, event_id=event["id"], title="Revived")
 
 
-def test_remove_attendee_takes_them_off_the_guest_list(env: Environment) -> None:
+def test_remove_attendee_takes_them_off_the_guest_list(env: Environment, ok) -> None:
     stay, leave = env.pool.people[5].email, env.pool.people[6].email
-    event = new_event(env, attendees=[stay, leave])
-    result = ok(env, "remove_attendee", {"event_id": event["id"], "email": leave.upper()})
-    stored = ok(env, "get_event", {"event_id": event["id"]})
+    event = new_event(ok, env, attendees=[stay, leave])
+    result = ok(env, "calendar__remove_attendee", event_id=event["id"], email=leave.upper())
+    stored = ok(env, "calendar__get_event", event_id=event["id"])
     assert result == stored
     assert [a["email"] for a in stored["attendees"]] == [stay]
     assert not rows(env, "attendee", event_id=event["id"], email=leave)
-    assert event["id"] not in {e["id"] for e in ok(env, "list_invitations", {
-        "email": leave, "response": "any"})}
+    invited = ok(env, "calendar__list_invitations", email=leave, response="any")
+    assert event["id"] not in {e["id"] for e in invited}
     # Removed, they can be invited again.
-    ok(env, "invite_attendee", {"event_id": event["id"], "email": leave})
+    ok(env, "calendar__invite_attendee", event_id=event["id"], email=leave)
 
 
-def test_remove_attendee_frees_a_seat_in_the_room(env: Environment) -> None:
+def test_remove_attendee_frees_a_seat_in_the_room(env: Environment, ok, refused) -> None:
     guests = [p.email for p in env.pool.people[:4]]
-    event = new_event(env, attendees=guests[:3], room_id=rooms(env)["Aurora"]["id"])  # holds 4
-    refused(env, "invite_attendee", {"event_id": event["id"], "email": guests[3]}, 422)
-    ok(env, "remove_attendee", {"event_id": event["id"], "email": guests[0]})
-    ok(env, "invite_attendee", {"event_id": event["id"], "email": guests[3]})
+    event = new_event(ok, env, attendees=guests[:3], room_id=rooms(ok, env)["Aurora"]["id"])  # holds 4
+    refused(env, "calendar__invite_attendee", 422, event_id=event["id"], email=guests[3])
+    ok(env, "calendar__remove_attendee", event_id=event["id"], email=guests[0])
+    ok(env, "calendar__invite_attendee", event_id=event["id"], email=guests[3])
 
 
-def test_remove_attendee_rules(env: Environment) -> None:
-    event = new_event(env, attendees=["guest@example.com"])
-    assert "not invited" in refused(env, "remove_attendee", {
-        "event_id": event["id"], "email": "stranger@example.com"}, 404)
-    assert "organizes" in refused(env, "remove_attendee",
-                                  {"event_id": event["id"], "email": user(env)}, 422)
-    refused(env, "remove_attendee", {"event_id": "ev_nope", "email": "guest@example.com"}, 404)
-    refused(env, "remove_attendee", {"event_id": event["id"], "email": "nope"}, 400)
+def test_remove_attendee_rules(env: Environment, ok, refused) -> None:
+    event = new_event(ok, env, attendees=["guest@example.com"])
+    assert "not invited" in refused(env, "calendar__remove_attendee", 404, event_id=event["id"],
+                                    email="stranger@example.com")
+    assert "organizes" in refused(env, "calendar__remove_attendee", 422, event_id=event["id"],
+                                  email=user(env))
+    refused(env, "calendar__remove_attendee", 404, event_id="ev_nope", email="guest@example.com")
+    refused(env, "calendar__remove_attendee", 400, event_id=event["id"], email="nope")
 
-    theirs = next(e for e in upcoming(env, calendar_id=calendars(env)["Work"]["id"])
+    theirs = next(e for e in upcoming(env, calendar_id=calendars(ok, env)["Work"]["id"])
                   if e["organizer"] != user(env) and rows(env, "attendee", event_id=e["id"]))
     guest = rows(env, "attendee", event_id=theirs["id"])[0]["email"]
-    assert "organizer" in refused(env, "remove_attendee",
-                                  {"event_id": theirs["id"], "email": guest}, 422)
+    assert "organizer" in refused(env, "calendar__remove_attendee", 422, event_id=theirs["id"], email=guest)
     today = env.pool.today.isoformat()
     past = next(e for e in rows(env, "event", organizer=user(env), status="confirmed")
                 if e["start"] < today and rows(env, "attendee", event_id=e["id"]))
     guest = rows(env, "attendee", event_id=past["id"])[0]["email"]
-    assert "already happened" in refused(env, "remove_attendee",
-                                         {"event_id": past["id"], "email": guest}, 422)
-    ok(env, "cancel_event", {"event_id": event["id"]})
-    assert "cancelled" in refused(env, "remove_attendee",
-                                  {"event_id": event["id"], "email": "guest@example.com"}, 422)
+    assert "already happened" in refused(env, "calendar__remove_attendee", 422, event_id=past["id"],
+                                         email=guest)
+    ok(env, "calendar__cancel_event", event_id=event["id"])
+    assert "cancelled" in refused(env, "calendar__remove_attendee", 422, event_id=event["id"],
+                                  email="guest@example.com")

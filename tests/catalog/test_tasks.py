@@ -12,38 +12,9 @@ from compoworld.catalog import load_service
 from compoworld.service import Environment, check_service
 from compoworld.types import Pool
 
-SERVICE = load_service("tasks")
+SERVICE = "tasks"  # the conftest's world and env fixtures serve it
+TASKS = load_service(SERVICE)
 TODAY = Pool(0).today.isoformat()
-
-
-@pytest.fixture(scope="module")
-def base() -> Environment:
-    """A shared environment for tests that only read."""
-    return Environment([SERVICE], seed=0)
-
-
-@pytest.fixture
-def env() -> Environment:
-    # A freshly seeded environment, not ``base.fork()``: on a forked environment a refused call
-    # that wrote before failing changes ``digest()`` (see test_engine.py), which would defeat
-    # the "refused calls leave the state untouched" checks below.
-    return Environment([SERVICE], seed=0)
-
-
-def ok(env: Environment, tool: str, **args: Any) -> Any:
-    envelope = env.call(f"tasks__{tool}", args)
-    assert envelope["success"], envelope
-    return envelope["data"]
-
-
-def refused(env: Environment, tool: str, code: int, **args: Any) -> str:
-    """Call a tool that must fail with ``code``; the state must not change."""
-    before = env.digest()
-    envelope = env.call(f"tasks__{tool}", args)
-    assert not envelope["success"], envelope
-    assert envelope["error"]["code"] == code, envelope
-    assert env.digest() == before, "a refused call changed the state"
-    return envelope["error"]["message"]
 
 
 def rows(env: Environment, entity: str, **where: Any) -> list[dict[str, Any]]:
@@ -68,13 +39,13 @@ def outsider(env: Environment, project_id: str) -> str:
 
 
 def test_service_passes_the_conformance_check() -> None:
-    report = check_service(SERVICE)
+    report = check_service(TASKS)
     assert report.ok, str(report)
 
 
 def test_tools_are_named_verb_noun_and_fully_documented() -> None:
-    assert 8 <= len(SERVICE.tools) <= 20
-    for tool in SERVICE.tools.values():
+    assert 8 <= len(TASKS.tools) <= 20
+    for tool in TASKS.tools.values():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)+", tool.name), tool.name
         assert tool.description.strip(), tool.name
         for param in tool.params:
@@ -83,32 +54,32 @@ def test_tools_are_named_verb_noun_and_fully_documented() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_seeding_is_deterministic_and_sized(seed: int) -> None:
-    env, again = Environment([SERVICE], seed=seed), Environment([SERVICE], seed=seed)
+    env, again = Environment([TASKS], seed=seed), Environment([TASKS], seed=seed)
     assert env.digest() == again.digest()
     assert 250 <= sum(len(r) for r in env.rows().values()) <= 400
-    assert env.digest() != Environment([SERVICE], seed=seed + 10).digest()
+    assert env.digest() != Environment([TASKS], seed=seed + 10).digest()
 
 
-def test_seeded_people_come_from_the_pool(base: Environment) -> None:
-    pool_emails = {p.email for p in base.pool.people}
-    emails = {m["email"] for m in rows(base, "member")}
-    emails |= {p["owner_email"] for p in rows(base, "project")}
-    emails |= {c["author_email"] for c in rows(base, "comment")}
-    emails |= {t["assignee_email"] for t in rows(base, "task") if t["assignee_email"]}
+def test_seeded_people_come_from_the_pool(world: Environment) -> None:
+    pool_emails = {p.email for p in world.pool.people}
+    emails = {m["email"] for m in rows(world, "member")}
+    emails |= {p["owner_email"] for p in rows(world, "project")}
+    emails |= {c["author_email"] for c in rows(world, "comment")}
+    emails |= {t["assignee_email"] for t in rows(world, "task") if t["assignee_email"]}
     assert emails and emails <= pool_emails
 
 
-def test_seeded_state_obeys_the_business_rules(base: Environment) -> None:
-    projects = {p["id"]: p for p in rows(base, "project")}
-    tasks = {t["id"]: t for t in rows(base, "task")}
+def test_seeded_state_obeys_the_business_rules(world: Environment) -> None:
+    projects = {p["id"]: p for p in rows(world, "project")}
+    tasks = {t["id"]: t for t in rows(world, "task")}
     assert {p["status"] for p in projects.values()} == {"active", "archived"}
     for p in projects.values():
-        assert p["owner_email"] in members(base, p["id"])
+        assert p["owner_email"] in members(world, p["id"])
     for t in tasks.values():
         p = projects[t["project_id"]]
         assert p["start_date"] <= t["created"] <= TODAY
         assert t["due"] is None or t["due"] >= p["start_date"]
-        assert t["assignee_email"] is None or t["assignee_email"] in members(base, p["id"])
+        assert t["assignee_email"] is None or t["assignee_email"] in members(world, p["id"])
         if p["status"] == "archived":
             assert t["status"] == "done"
         if t["status"] == "done":
@@ -119,7 +90,7 @@ def test_seeded_state_obeys_the_business_rules(base: Environment) -> None:
             assert tasks[blocker]["project_id"] == t["project_id"]
             if t["status"] == "done":
                 assert tasks[blocker]["status"] == "done"
-    for c in rows(base, "comment"):
+    for c in rows(world, "comment"):
         assert tasks[c["task_id"]]["created"] <= c["created"] <= TODAY
     # The seeded world exercises the rules: blocked open tasks, overdue tasks.
     assert any(t["status"] != "done" and any(tasks[b]["status"] != "done" for b in t["blocked_by"])
@@ -130,114 +101,114 @@ def test_seeded_state_obeys_the_business_rules(base: Environment) -> None:
 # -- projects and members -------------------------------------------------------------------
 
 
-def test_list_projects_sorted_and_filtered(env: Environment) -> None:
-    listed = ok(env, "list_projects")
+def test_list_projects_sorted_and_filtered(env: Environment, ok) -> None:
+    listed = ok(env, "tasks__list_projects")
     assert [p["name"] for p in listed] == sorted(p["name"] for p in rows(env, "project"))
-    archived = ok(env, "list_projects", status="archived")
+    archived = ok(env, "tasks__list_projects", status="archived")
     assert archived and {p["status"] for p in archived} == {"archived"}
     assert len(archived) == len(rows(env, "project", status="archived"))
 
 
-def test_create_project_makes_the_owner_a_member(env: Environment) -> None:
-    created = ok(env, "create_project", name="  Launch Party ", start_date="2026-03-10",
+def test_create_project_makes_the_owner_a_member(env: Environment, ok, refused) -> None:
+    created = ok(env, "tasks__create_project", name="  Launch Party ", start_date="2026-03-10",
                  owner_email="Ada.Lovelace@Example.com", description="Fun.")
     assert created["name"] == "Launch Party" and created["status"] == "active"
     assert created["owner_email"] == "ada.lovelace@example.com"
     (owner,) = rows(env, "member", project_id=created["id"])
     assert (owner["email"], owner["role"]) == ("ada.lovelace@example.com", "owner")
-    assert created in ok(env, "list_projects")
-    refused(env, "create_project", 409, name="Launch Party", start_date="2026-03-10",
+    assert created in ok(env, "tasks__list_projects")
+    refused(env, "tasks__create_project", 409, name="Launch Party", start_date="2026-03-10",
             owner_email="x@example.com")
-    refused(env, "create_project", 400, name="   ", start_date="2026-03-10",
+    refused(env, "tasks__create_project", 400, name="   ", start_date="2026-03-10",
             owner_email="x@example.com")
-    refused(env, "create_project", 400, name="Other", start_date="2026-02-30",
+    refused(env, "tasks__create_project", 400, name="Other", start_date="2026-02-30",
             owner_email="x@example.com")
 
 
-def test_add_member(env: Environment) -> None:
+def test_add_member(env: Environment, ok, refused) -> None:
     p = project(env)
     new = outsider(env, p["id"])
-    member = ok(env, "add_member", project_id=p["id"], email=new.upper())
+    member = ok(env, "tasks__add_member", project_id=p["id"], email=new.upper())
     assert member["email"] == new and member["role"] == "member"
     assert new in members(env, p["id"])
-    refused(env, "add_member", 409, project_id=p["id"], email=new)
+    refused(env, "tasks__add_member", 409, project_id=p["id"], email=new)
     archived = project(env, "archived")
-    refused(env, "add_member", 422, project_id=archived["id"], email=new)
-    refused(env, "add_member", 404, project_id="pj_nope", email=new)
+    refused(env, "tasks__add_member", 422, project_id=archived["id"], email=new)
+    refused(env, "tasks__add_member", 404, project_id="pj_nope", email=new)
 
 
-def test_delete_project_with_open_tasks_is_a_conflict(env: Environment) -> None:
+def test_delete_project_with_open_tasks_is_a_conflict(env: Environment, refused) -> None:
     p = project(env)
     assert rows(env, "task", project_id=p["id"], status__ne="done")
-    message = refused(env, "delete_project", 409, project_id=p["id"])
+    message = refused(env, "tasks__delete_project", 409, project_id=p["id"])
     assert "open task" in message
 
 
-def test_delete_project_without_open_tasks_removes_everything(env: Environment) -> None:
+def test_delete_project_without_open_tasks_removes_everything(env: Environment, ok, refused) -> None:
     p = project(env, "archived")
     tasks = rows(env, "task", project_id=p["id"])
     comments = rows(env, "comment", task_id__in=[t["id"] for t in tasks])
     assert tasks and comments
     before = {name: len(r) for name, r in env.rows().items()}
-    result = ok(env, "delete_project", project_id=p["id"])
+    result = ok(env, "tasks__delete_project", project_id=p["id"])
     assert result == {"id": p["id"], "deleted": True, "tasks_deleted": len(tasks)}
     after = {name: len(r) for name, r in env.rows().items()}
     assert after["tasks__task"] == before["tasks__task"] - len(tasks)
     assert after["tasks__comment"] == before["tasks__comment"] - len(comments)
     assert not rows(env, "member", project_id=p["id"])
-    refused(env, "project_summary", 404, project_id=p["id"])
+    refused(env, "tasks__project_summary", 404, project_id=p["id"])
 
 
-def test_archive_project_once_every_task_is_done(env: Environment) -> None:
-    created = ok(env, "create_project", name="Spring Fair", start_date=TODAY,
+def test_archive_project_once_every_task_is_done(env: Environment, ok, refused) -> None:
+    created = ok(env, "tasks__create_project", name="Spring Fair", start_date=TODAY,
                  owner_email="ada@example.com")
-    task = ok(env, "create_task", project_id=created["id"], title="Book the venue")
-    message = refused(env, "archive_project", 422, project_id=created["id"])
+    task = ok(env, "tasks__create_task", project_id=created["id"], title="Book the venue")
+    message = refused(env, "tasks__archive_project", 422, project_id=created["id"])
     assert "1 open task" in message
-    ok(env, "complete_task", task_id=task["id"])
-    archived = ok(env, "archive_project", project_id=created["id"])
+    ok(env, "tasks__complete_task", task_id=task["id"])
+    archived = ok(env, "tasks__archive_project", project_id=created["id"])
     assert archived == {**created, "status": "archived"}
-    assert archived in ok(env, "list_projects", status="archived")
-    assert created["id"] not in {p["id"] for p in ok(env, "list_projects", status="active")}
-    assert ok(env, "project_summary", project_id=created["id"])["status"] == "archived"
+    assert archived in ok(env, "tasks__list_projects", status="archived")
+    assert created["id"] not in {p["id"] for p in ok(env, "tasks__list_projects", status="active")}
+    assert ok(env, "tasks__project_summary", project_id=created["id"])["status"] == "archived"
     # Archived: its tasks are frozen.
-    assert "archived" in refused(env, "reopen_task", 422, task_id=task["id"])
-    refused(env, "create_task", 422, project_id=created["id"], title="One more thing")
+    assert "archived" in refused(env, "tasks__reopen_task", 422, task_id=task["id"])
+    refused(env, "tasks__create_task", 422, project_id=created["id"], title="One more thing")
 
 
-def test_archive_project_rules(env: Environment) -> None:
+def test_archive_project_rules(env: Environment, refused) -> None:
     p = project(env)
     open_ = rows(env, "task", project_id=p["id"], status__ne="done")
     assert open_
-    assert f"{len(open_)} open task" in refused(env, "archive_project", 422, project_id=p["id"])
+    assert f"{len(open_)} open task" in refused(env, "tasks__archive_project", 422, project_id=p["id"])
     archived = project(env, "archived")
-    assert "already archived" in refused(env, "archive_project", 409, project_id=archived["id"])
-    refused(env, "archive_project", 404, project_id="pj_nope")
+    assert "already archived" in refused(env, "tasks__archive_project", 409, project_id=archived["id"])
+    refused(env, "tasks__archive_project", 404, project_id="pj_nope")
 
 
-def test_list_members_puts_owners_first(env: Environment) -> None:
+def test_list_members_puts_owners_first(env: Environment, ok, refused) -> None:
     for p in rows(env, "project"):
-        listed = ok(env, "list_members", project_id=p["id"])
+        listed = ok(env, "tasks__list_members", project_id=p["id"])
         assert sorted(m["id"] for m in listed) == sorted(
             m["id"] for m in rows(env, "member", project_id=p["id"]))
         assert listed[0]["email"] == p["owner_email"] and listed[0]["role"] == "owner"
         assert {m["project_id"] for m in listed} == {p["id"]}
     p = project(env)
     new_owner, new_member = outsider(env, p["id"]), "zed@example.com"
-    ok(env, "add_member", project_id=p["id"], email=new_member)
-    ok(env, "add_member", project_id=p["id"], email=new_owner, role="owner")
-    listed = ok(env, "list_members", project_id=p["id"])
+    ok(env, "tasks__add_member", project_id=p["id"], email=new_member)
+    ok(env, "tasks__add_member", project_id=p["id"], email=new_owner, role="owner")
+    listed = ok(env, "tasks__list_members", project_id=p["id"])
     roles = [m["role"] for m in listed]
     assert roles == sorted(roles, reverse=True)  # every owner before every member
     assert [m["email"] for m in listed[:2]] == [p["owner_email"], new_owner]
     assert listed[-1]["email"] == new_member
-    refused(env, "list_members", 404, project_id="pj_nope")
+    refused(env, "tasks__list_members", 404, project_id="pj_nope")
 
 
 # -- listing tasks ------------------------------------------------------------------------
 
 
-def test_list_tasks_filters_match_a_hand_computation(env: Environment) -> None:
+def test_list_tasks_filters_match_a_hand_computation(env: Environment, ok) -> None:
     p = project(env)
     everyone = rows(env, "task")
     assignee = next(t["assignee_email"] for t in everyone if t["assignee_email"])
@@ -253,12 +224,12 @@ def test_list_tasks_filters_match_a_hand_computation(env: Environment) -> None:
     for args, keep in cases:
         expected = [t["id"] for t in everyone if keep(t)]
         assert expected, args
-        page = ok(env, "list_tasks", **args, sort_by="created", limit=100)
+        page = ok(env, "tasks__list_tasks", **args, sort_by="created", limit=100)
         assert page["total"] == len(expected), args
         assert sorted(t["id"] for t in page["items"]) == sorted(expected), args
 
 
-def test_list_tasks_paging_and_sorting(env: Environment) -> None:
+def test_list_tasks_paging_and_sorting(env: Environment, ok) -> None:
     everyone = rows(env, "task")
     expected = sorted(everyone, key=lambda t: t["title"], reverse=True)
     seen: list[dict[str, Any]] = []
@@ -266,147 +237,147 @@ def test_list_tasks_paging_and_sorting(env: Environment) -> None:
     for _ in range(len(everyone)):  # a bound, in case paging never ends
         if offset is None:
             break
-        page = ok(env, "list_tasks", sort_by="title", order="desc", limit=30, offset=offset)
+        page = ok(env, "tasks__list_tasks", sort_by="title", order="desc", limit=30, offset=offset)
         assert page["total"] == len(everyone)
         assert len(page["items"]) <= 30
         seen += page["items"]
         offset = page["next_offset"]
     assert offset is None
     assert [t["id"] for t in seen] == [t["id"] for t in expected]
-    last = ok(env, "list_tasks", limit=10, offset=len(everyone) - 3)
+    last = ok(env, "tasks__list_tasks", limit=10, offset=len(everyone) - 3)
     assert len(last["items"]) == 3 and last["next_offset"] is None
-    by_due = ok(env, "list_tasks", status="todo", limit=100)["items"]
+    by_due = ok(env, "tasks__list_tasks", status="todo", limit=100)["items"]
     dues = [t["due"] or "" for t in by_due]
     assert dues == sorted(dues)  # tasks without a due date first
 
 
-def test_list_tasks_refuses_bad_arguments(env: Environment) -> None:
-    refused(env, "list_tasks", 404, project_id="pj_nope")
-    refused(env, "list_tasks", 400, limit=0)
-    refused(env, "list_tasks", 400, limit=101)
-    refused(env, "list_tasks", 400, offset=-1)
-    refused(env, "list_tasks", 400, status="blocked")
-    refused(env, "list_tasks", 400, due_before="next week")
+def test_list_tasks_refuses_bad_arguments(env: Environment, refused) -> None:
+    refused(env, "tasks__list_tasks", 404, project_id="pj_nope")
+    refused(env, "tasks__list_tasks", 400, limit=0)
+    refused(env, "tasks__list_tasks", 400, limit=101)
+    refused(env, "tasks__list_tasks", 400, offset=-1)
+    refused(env, "tasks__list_tasks", 400, status="blocked")
+    refused(env, "tasks__list_tasks", 400, due_before="next week")
 
 
 # -- creating and editing tasks -------------------------------------------------------------
 
 
-def test_create_task_then_get_it(env: Environment) -> None:
+def test_create_task_then_get_it(env: Environment, ok, refused) -> None:
     p = project(env)
     who = members(env, p["id"])[1]
-    task = ok(env, "create_task", project_id=p["id"], title=" Write tests ", due=p["start_date"],
+    task = ok(env, "tasks__create_task", project_id=p["id"], title=" Write tests ", due=p["start_date"],
               assignee_email=who.upper(), priority="high")
     assert task["title"] == "Write tests" and task["status"] == "todo"
     assert task["created"] == TODAY and task["completed"] is None
     assert task["assignee_email"] == who and task["due"] == p["start_date"]
     assert task["id"].startswith("tk_")
-    assert ok(env, "get_task", task_id=task["id"]) == task
-    refused(env, "get_task", 404, task_id="tk_nope")
+    assert ok(env, "tasks__get_task", task_id=task["id"]) == task
+    refused(env, "tasks__get_task", 404, task_id="tk_nope")
 
 
-def test_create_task_rules(env: Environment) -> None:
+def test_create_task_rules(env: Environment, refused) -> None:
     p, archived = project(env), project(env, "archived")
     day_before = date.fromordinal(date.fromisoformat(p["start_date"]).toordinal() - 1)
-    msg = refused(env, "create_task", 422, project_id=p["id"], title="x",
+    msg = refused(env, "tasks__create_task", 422, project_id=p["id"], title="x",
                   due=day_before.isoformat())
     assert "before the project's start" in msg
-    msg = refused(env, "create_task", 422, project_id=p["id"], title="x",
+    msg = refused(env, "tasks__create_task", 422, project_id=p["id"], title="x",
                   assignee_email=outsider(env, p["id"]))
     assert "not a member" in msg
-    assert "archived" in refused(env, "create_task", 422, project_id=archived["id"], title="x")
+    assert "archived" in refused(env, "tasks__create_task", 422, project_id=archived["id"], title="x")
     other = rows(env, "task", project_id=archived["id"])[0]
-    refused(env, "create_task", 422, project_id=p["id"], title="x", blocked_by=[other["id"]])
-    refused(env, "create_task", 404, project_id=p["id"], title="x", blocked_by=["tk_nope"])
-    refused(env, "create_task", 404, project_id="pj_nope", title="x")
-    refused(env, "create_task", 400, project_id=p["id"], title="")
-    refused(env, "create_task", 400, project_id=p["id"], title="x", priority="whenever")
+    refused(env, "tasks__create_task", 422, project_id=p["id"], title="x", blocked_by=[other["id"]])
+    refused(env, "tasks__create_task", 404, project_id=p["id"], title="x", blocked_by=["tk_nope"])
+    refused(env, "tasks__create_task", 404, project_id="pj_nope", title="x")
+    refused(env, "tasks__create_task", 400, project_id=p["id"], title="")
+    refused(env, "tasks__create_task", 400, project_id=p["id"], title="x", priority="whenever")
 
 
-def test_update_task_is_partial_and_checked(env: Environment) -> None:
+def test_update_task_is_partial_and_checked(env: Environment, ok, refused) -> None:
     p = project(env)
     task = next(t for t in rows(env, "task", project_id=p["id"]) if t["status"] == "todo")
-    updated = ok(env, "update_task", task_id=task["id"], priority="urgent", status="in_progress")
+    updated = ok(env, "tasks__update_task", task_id=task["id"], priority="urgent", status="in_progress")
     assert updated == {**task, "priority": "urgent", "status": "in_progress"}
-    assert ok(env, "get_task", task_id=task["id"]) == updated
-    refused(env, "update_task", 422, task_id=task["id"], due="2000-01-01")
-    refused(env, "update_task", 400, task_id=task["id"], status="done")
-    refused(env, "update_task", 404, task_id="tk_nope", title="x")
+    assert ok(env, "tasks__get_task", task_id=task["id"]) == updated
+    refused(env, "tasks__update_task", 422, task_id=task["id"], due="2000-01-01")
+    refused(env, "tasks__update_task", 400, task_id=task["id"], status="done")
+    refused(env, "tasks__update_task", 404, task_id="tk_nope", title="x")
     done = rows(env, "task", project_id=p["id"], status="done")[0]
-    assert "reopen" in refused(env, "update_task", 422, task_id=done["id"], title="x")
+    assert "reopen" in refused(env, "tasks__update_task", 422, task_id=done["id"], title="x")
 
 
-def test_assign_task_only_to_members(env: Environment) -> None:
+def test_assign_task_only_to_members(env: Environment, ok, refused) -> None:
     p = project(env)
     task = rows(env, "task", project_id=p["id"], status__ne="done")[0]
     stranger = outsider(env, p["id"])
-    assert "not a member" in refused(env, "assign_task", 422, task_id=task["id"],
+    assert "not a member" in refused(env, "tasks__assign_task", 422, task_id=task["id"],
                                      assignee_email=stranger)
-    ok(env, "add_member", project_id=p["id"], email=stranger)
-    assert ok(env, "assign_task", task_id=task["id"],
+    ok(env, "tasks__add_member", project_id=p["id"], email=stranger)
+    assert ok(env, "tasks__assign_task", task_id=task["id"],
               assignee_email=stranger)["assignee_email"] == stranger
-    refused(env, "assign_task", 409, task_id=task["id"], assignee_email=stranger)
+    refused(env, "tasks__assign_task", 409, task_id=task["id"], assignee_email=stranger)
 
 
-def test_complete_task_waits_for_its_blockers(env: Environment) -> None:
+def test_complete_task_waits_for_its_blockers(env: Environment, ok, refused) -> None:
     p = project(env)
-    first = ok(env, "create_task", project_id=p["id"], title="Pour the foundation")
-    second = ok(env, "create_task", project_id=p["id"], title="Build walls",
+    first = ok(env, "tasks__create_task", project_id=p["id"], title="Pour the foundation")
+    second = ok(env, "tasks__create_task", project_id=p["id"], title="Build walls",
                 blocked_by=[first["id"], first["id"]])
     assert second["blocked_by"] == [first["id"]]
-    message = refused(env, "complete_task", 422, task_id=second["id"])
+    message = refused(env, "tasks__complete_task", 422, task_id=second["id"])
     assert first["id"] in message and "Pour the foundation" in message
-    done = ok(env, "complete_task", task_id=first["id"])
+    done = ok(env, "tasks__complete_task", task_id=first["id"])
     assert done["status"] == "done" and done["completed"] == TODAY
-    assert ok(env, "complete_task", task_id=second["id"])["status"] == "done"
-    refused(env, "complete_task", 409, task_id=second["id"])
+    assert ok(env, "tasks__complete_task", task_id=second["id"])["status"] == "done"
+    refused(env, "tasks__complete_task", 409, task_id=second["id"])
 
 
-def test_reopen_task(env: Environment) -> None:
+def test_reopen_task(env: Environment, ok, refused) -> None:
     p = project(env)
     done = rows(env, "task", project_id=p["id"], status="done")[0]
-    reopened = ok(env, "reopen_task", task_id=done["id"])
+    reopened = ok(env, "tasks__reopen_task", task_id=done["id"])
     assert reopened == {**done, "status": "todo", "completed": None}
-    refused(env, "reopen_task", 409, task_id=done["id"])
+    refused(env, "tasks__reopen_task", 409, task_id=done["id"])
     archived_task = rows(env, "task", project_id=project(env, "archived")["id"])[0]
-    assert "archived" in refused(env, "reopen_task", 422, task_id=archived_task["id"])
+    assert "archived" in refused(env, "tasks__reopen_task", 422, task_id=archived_task["id"])
 
 
-def test_delete_task_removes_its_comments_unless_it_blocks_others(env: Environment) -> None:
+def test_delete_task_removes_its_comments_unless_it_blocks_others(env: Environment, ok, refused) -> None:
     p = project(env)
-    first = ok(env, "create_task", project_id=p["id"], title="First")
-    second = ok(env, "create_task", project_id=p["id"], title="Second", blocked_by=[first["id"]])
-    ok(env, "add_comment", task_id=first["id"], author_email="a@example.com", body="Hi")
-    assert second["id"] in refused(env, "delete_task", 409, task_id=first["id"])
-    assert ok(env, "delete_task", task_id=second["id"]) == {"id": second["id"], "deleted": True}
-    assert ok(env, "delete_task", task_id=first["id"]) == {"id": first["id"], "deleted": True}
+    first = ok(env, "tasks__create_task", project_id=p["id"], title="First")
+    second = ok(env, "tasks__create_task", project_id=p["id"], title="Second", blocked_by=[first["id"]])
+    ok(env, "tasks__add_comment", task_id=first["id"], author_email="a@example.com", body="Hi")
+    assert second["id"] in refused(env, "tasks__delete_task", 409, task_id=first["id"])
+    assert ok(env, "tasks__delete_task", task_id=second["id"]) == {"id": second["id"], "deleted": True}
+    assert ok(env, "tasks__delete_task", task_id=first["id"]) == {"id": first["id"], "deleted": True}
     assert not rows(env, "comment", task_id=first["id"])
-    refused(env, "get_task", 404, task_id=first["id"])
-    refused(env, "delete_task", 404, task_id=first["id"])
+    refused(env, "tasks__get_task", 404, task_id=first["id"])
+    refused(env, "tasks__delete_task", 404, task_id=first["id"])
 
 
 # -- comments and summary -----------------------------------------------------------------
 
 
-def test_comments(env: Environment) -> None:
+def test_comments(env: Environment, ok, refused) -> None:
     task = rows(env, "comment")[0]["task_id"]
     existing = sorted(rows(env, "comment", task_id=task), key=lambda c: c["created"])
-    added = ok(env, "add_comment", task_id=task, author_email="Bo@Example.com", body=" Zoo? ")
+    added = ok(env, "tasks__add_comment", task_id=task, author_email="Bo@Example.com", body=" Zoo? ")
     assert added["body"] == "Zoo?" and added["created"] == TODAY
     assert added["author_email"] == "bo@example.com"
-    later = ok(env, "add_comment", task_id=task, author_email="bo@example.com", body="Ah, ok.")
-    listed = ok(env, "list_comments", task_id=task)
+    later = ok(env, "tasks__add_comment", task_id=task, author_email="bo@example.com", body="Ah, ok.")
+    listed = ok(env, "tasks__list_comments", task_id=task)
     assert [c["id"] for c in listed] == [c["id"] for c in existing] + [added["id"], later["id"]]
-    refused(env, "add_comment", 400, task_id=task, author_email="bo@example.com", body="  ")
-    refused(env, "add_comment", 404, task_id="tk_nope", author_email="bo@example.com", body="x")
-    refused(env, "list_comments", 404, task_id="tk_nope")
+    refused(env, "tasks__add_comment", 400, task_id=task, author_email="bo@example.com", body="  ")
+    refused(env, "tasks__add_comment", 404, task_id="tk_nope", author_email="bo@example.com", body="x")
+    refused(env, "tasks__list_comments", 404, task_id="tk_nope")
 
 
-def test_project_summary_matches_a_hand_count(env: Environment) -> None:
+def test_project_summary_matches_a_hand_count(env: Environment, ok) -> None:
     for p in rows(env, "project"):
         tasks = rows(env, "task", project_id=p["id"])
         open_ = [t for t in tasks if t["status"] != "done"]
-        summary = ok(env, "project_summary", project_id=p["id"])
+        summary = ok(env, "tasks__project_summary", project_id=p["id"])
         assert summary["tasks"] == len(tasks)
         assert summary["by_status"] == {s: sum(t["status"] == s for t in tasks)
                                         for s in ("todo", "in_progress", "done")}
@@ -415,5 +386,5 @@ def test_project_summary_matches_a_hand_count(env: Environment) -> None:
         assert summary["next_due"] == (upcoming[0] if upcoming else None)
         assert summary["members"][0]["email"] == p["owner_email"]
         assert len(summary["members"]) == len(members(env, p["id"]))
-    assert any(ok(env, "project_summary", project_id=p["id"])["overdue"]
+    assert any(ok(env, "tasks__project_summary", project_id=p["id"])["overdue"]
                for p in rows(env, "project"))

@@ -185,6 +185,33 @@ class Db:
             params += [-1 if limit is None else limit, offset]
         return [table.to_dict(row) for row in self._conn.execute(query, params)]
 
+    def page(
+        self,
+        entity: type[Entity] | str,
+        where: dict[str, Any] | None = None,
+        *,
+        order_by: str | None = None,
+        descending: bool = False,
+        limit: int = 20,
+        offset: int = 0,
+        max_limit: int = 100,
+    ) -> dict[str, Any]:
+        """One page of :meth:`select` as ``{"items", "total", "next_offset"}`` — the shape every
+        list tool returns. ``next_offset`` is None on the last page.
+
+        Raises:
+            BadArguments: ``limit`` outside 1..``max_limit`` or a negative ``offset`` (400).
+        """
+        if not 1 <= limit <= max_limit:
+            raise BadArguments(f"limit must be between 1 and {max_limit}, got {limit}")
+        if offset < 0:
+            raise BadArguments(f"offset must not be negative, got {offset}")
+        items = self.select(entity, where, order_by=order_by, descending=descending, limit=limit,
+                            offset=offset)
+        total = self.count(entity, where)
+        more = offset + len(items) < total
+        return {"items": items, "total": total, "next_offset": offset + len(items) if more else None}
+
     def find(self, entity: type[Entity] | str, **where: Any) -> dict[str, Any] | None:
         """The first record whose fields equal (or match) ``where``, or None."""
         rows = self.select(entity, where, limit=1)

@@ -217,13 +217,10 @@ _ALLOWED_ROLES: dict[str, set[str]] = {
 
 
 def _page(b: _ToolBuilder, db: Db, args: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]:
-    limit = b.arg(args, "limit", DEFAULT_LIMIT)
-    offset = b.arg(args, "offset", 0)
-    items = db.select(b.entity.name, filters, order_by=b.arg(args, "sort_by", None),
-                      descending=b.arg(args, "order", "asc") == "desc", limit=limit, offset=offset)
-    total = db.count(b.entity.name, filters)
-    more = offset + len(items) < total
-    return {"items": items, "total": total, "next_offset": offset + len(items) if more else None}
+    return db.page(b.entity.name, filters, order_by=b.arg(args, "sort_by", None),
+                   descending=b.arg(args, "order", "asc") == "desc",
+                   limit=b.arg(args, "limit", DEFAULT_LIMIT), offset=b.arg(args, "offset", 0),
+                   max_limit=MAX_LIMIT)
 
 
 def _op_list(b: _ToolBuilder) -> Callable[..., Any]:

@@ -6,7 +6,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Generic, Literal, TypeVar, Union
 
 import orjson
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +32,11 @@ def check_identifier(kind: str, name: str) -> str:
     return name
 
 
+def _mark_id_as_ref(schema: dict[str, Any], cls: type[Any]) -> None:
+    """In JSON schema, a record's ``id`` is a reference to that entity (``x-ref``)."""
+    schema.get("properties", {}).get("id", {})["x-ref"] = cls.entity_name
+
+
 class Entity(BaseModel):
     """Base class of a service's typed records. Every record has a string ``id``.
 
@@ -49,7 +54,7 @@ class Entity(BaseModel):
         'contact'
     """
 
-    model_config = ConfigDict(extra="forbid", str_max_length=100_000)
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_mark_id_as_ref)
 
     entity_name: ClassVar[str] = ""
     id_prefix: ClassVar[str] = ""
@@ -68,6 +73,20 @@ class Entity(BaseModel):
         for name in cls.unique_fields:
             if name not in cls.model_fields:
                 raise UserError(f"{cls.__name__}.unique_fields names unknown field {name!r}")
+
+
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    """What a list tool returns (``returns=Page[Contact]``): one page of records.
+
+    ``Db.page`` builds exactly this shape; declaring it gives the tool a precise output schema.
+    """
+
+    items: list[T]
+    total: int
+    next_offset: int | None = None
 
 
 SqlType = Literal["TEXT", "INTEGER", "REAL"]

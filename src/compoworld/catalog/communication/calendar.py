@@ -135,7 +135,8 @@ def list_rooms(db: Db) -> list[dict[str, Any]]:
 def list_events(db: Db, calendar_id: Ref[Calendar] | None = None, start_date: Date | None = None,
                 end_date: Date | None = None, query: str | None = None,
                 include_cancelled: bool = False, limit: int = 20, offset: int = 0) -> dict[str, Any]:
-    """List or search events in time order, with the total number that match.
+    """List or search events in time order, as {"items", "total", "next_offset"}: one page,
+    the number that match and the offset of the next page (null on the last page).
 
     Args:
         calendar_id: Only events of this calendar (default: every calendar).
@@ -148,15 +149,12 @@ def list_events(db: Db, calendar_id: Ref[Calendar] | None = None, start_date: Da
     """
     if calendar_id is not None:
         db.get(Calendar, calendar_id)
-    if not 1 <= limit <= 100:
-        raise Refused("limit must be between 1 and 100")
     filters = {"calendar_id": calendar_id, "start__gte": start_date and f"{start_date}T00:00:00",
                "start__lte": end_date and f"{end_date}T23:59:59",
                "title|description|location|organizer__contains": (query or "").strip() or None,
                "status__ne": None if include_cancelled else "cancelled"}
     where = {k: v for k, v in filters.items() if v is not None}
-    items = db.select(Event, where, order_by="start", limit=limit, offset=max(offset, 0))
-    return {"items": items, "total": db.count(Event, where)}
+    return db.page(Event, where, order_by="start", limit=limit, offset=offset)
 
 
 @service.read(returns=dict[str, Any])

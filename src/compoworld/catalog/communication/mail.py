@@ -120,7 +120,8 @@ def list_messages(db: Db, folder: str | None = None, query: str | None = None,
                   starred_only: bool = False, sender: Email | None = None,
                   sent_after: Date | None = None, sent_before: Date | None = None,
                   limit: int = 20, offset: int = 0) -> dict[str, Any]:
-    """List or search messages, newest first, with the total number that match.
+    """List or search messages, newest first, as {"items", "total", "next_offset"}: one page,
+    the number that match and the offset of the next page (null on the last page).
 
     Args:
         folder: Only this folder, e.g. "inbox", "sent", "archive" (default: all but spam, trash).
@@ -134,8 +135,6 @@ def list_messages(db: Db, folder: str | None = None, query: str | None = None,
         limit: Maximum number of messages to return (1-100).
         offset: Number of messages to skip, for paging.
     """
-    if not 1 <= limit <= 100:
-        raise Refused("limit must be between 1 and 100")
     filters = {"subject|body|sender|sender_name|to|cc__contains": (query or "").strip() or None,
                "thread_id": thread_id, "is_read": False if unread_only else None,
                "is_starred": True if starred_only else None,
@@ -148,9 +147,7 @@ def list_messages(db: Db, folder: str | None = None, query: str | None = None,
     elif thread_id is None:
         where["folder__in"] = [f["name"] for f in db.select(Folder)
                                if f["name"] not in ("spam", "trash")]
-    items = db.select(Message, where, order_by="sent_at", descending=True, limit=limit,
-                      offset=max(offset, 0))
-    return {"items": items, "total": db.count(Message, where)}
+    return db.page(Message, where, order_by="sent_at", descending=True, limit=limit, offset=offset)
 
 
 @service.read(returns=Message)

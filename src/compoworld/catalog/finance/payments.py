@@ -4,6 +4,7 @@ import re
 from datetime import timedelta
 from typing import Any, Literal
 
+from compoworld.catalog._filters import given
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, Refused
 from compoworld.service import Db, Entity, Service
 from compoworld.types import (
@@ -79,15 +80,6 @@ class Refund(Entity):
     refunded_on: Date
 
 
-def _paged(db: Db, entity: type[Entity], where: dict[str, Any], order_by: str, limit: int,
-           offset: int, descending: bool = False) -> dict[str, Any]:
-    if not 1 <= limit <= 100 or offset < 0:
-        raise BadArguments("limit must be between 1 and 100 and offset must not be negative")
-    where = {k: v for k, v in where.items() if v is not None and v != ""}
-    return {"items": db.select(entity, where, order_by=order_by, descending=descending,
-                               limit=limit, offset=offset), "total": db.count(entity, where)}
-
-
 def _positive(amount: float) -> float:
     if amount <= 0:
         raise BadArguments(f"amount must be positive, got {amount}")
@@ -104,7 +96,8 @@ def list_customers(db: Db, query: str | None = None, limit: int = 20,
         limit: Maximum number of customers to return (1-100).
         offset: Number of customers to skip, for paging.
     """
-    return _paged(db, Customer, {"name|email|company__contains": query}, "name", limit, offset)
+    return db.page(Customer, given({"name|email|company__contains": query}), order_by="name",
+                   limit=limit, offset=offset)
 
 
 @service.read(returns=dict[str, Any])
@@ -136,7 +129,8 @@ def list_invoices(db: Db, customer_id: Ref[Customer] | None = None,
     where = {"customer_id": db.get(Customer, customer_id)["id"] if customer_id else None,
              "status": status, "status__in": ["open"] if overdue else None,
              "due_date__lt": db.today.isoformat() if overdue else None}
-    return _paged(db, Invoice, where, "number", limit, offset, descending=True)
+    return db.page(Invoice, given(where), order_by="number", descending=True, limit=limit,
+                   offset=offset)
 
 
 @service.read(returns=dict[str, Any])
@@ -189,7 +183,8 @@ def list_payments(db: Db, invoice_id: Ref[Invoice] | None = None,
              "method": method, "paid_on__gte": since, "paid_on__lte": until}
     if since and until and since > until:
         raise BadArguments(f"since ({since}) must not be after until ({until})")
-    return _paged(db, Payment, where, "paid_on", limit, offset, descending=True)
+    return db.page(Payment, given(where), order_by="paid_on", descending=True, limit=limit,
+                   offset=offset)
 
 
 @service.read(returns=dict[str, Any])

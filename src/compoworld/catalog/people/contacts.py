@@ -80,8 +80,6 @@ def list_contacts(db: Db, company: CompanyName | None = None, tag: str | None = 
         limit: Maximum number of contacts to return (1-100).
         offset: Number of contacts to skip, for paging.
     """
-    if not 1 <= limit <= 100:
-        raise Refused("limit must be between 1 and 100")
     where: dict[str, Any] = {}
     if company is not None:
         where["company"] = company
@@ -89,8 +87,7 @@ def list_contacts(db: Db, company: CompanyName | None = None, tag: str | None = 
         where["favorite"] = favorite
     if tag is not None:
         where["tags__contains"] = f'"{tag}"'
-    items = db.select(Contact, where, order_by="name", limit=limit, offset=max(offset, 0))
-    return {"items": items, "total": db.count(Contact, where)}
+    return db.page(Contact, where, order_by="name", limit=limit, offset=offset)
 
 
 @service.read(returns=list[Contact])

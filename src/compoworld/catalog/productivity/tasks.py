@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field, StringConstraints
 
+from compoworld.catalog._filters import given
 from compoworld.errors import Conflict, Refused
 from compoworld.service import Db, Entity, Service
 from compoworld.types import Date, Email, Pool, Ref
@@ -206,13 +207,10 @@ def list_tasks(db: Db, project_id: Ref[Project] | None = None,
     """
     if project_id is not None:
         db.get(Project, project_id)
-    where = {k: v for k, v in {"project_id": project_id, "assignee_email": assignee_email,
-             "status": status, "due__lte": due_before, "due__gte": due_after}.items() if v}
-    items = db.select(Task, where, order_by=sort_by, descending=order == "desc", limit=limit,
-                      offset=offset)
-    total = db.count(Task, where)
-    more = offset + len(items) < total
-    return {"items": items, "total": total, "next_offset": offset + len(items) if more else None}
+    where = given({"project_id": project_id, "assignee_email": assignee_email, "status": status,
+                   "due__lte": due_before, "due__gte": due_after})
+    return db.page(Task, where, order_by=sort_by, descending=order == "desc", limit=limit,
+                   offset=offset)
 
 
 @service.read(returns=Task)

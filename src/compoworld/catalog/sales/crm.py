@@ -4,6 +4,7 @@ import re
 from datetime import timedelta
 from typing import Any, Literal, get_args
 
+from compoworld.catalog._filters import given
 from compoworld.errors import BadArguments, Conflict, Refused
 from compoworld.service import Db, Entity, Service
 from compoworld.types import (
@@ -101,15 +102,6 @@ class Activity(Entity):
     occurred_on: Date
 
 
-def _paged(db: Db, entity: type[Entity], where: dict[str, Any], order_by: str, limit: int,
-           offset: int, descending: bool = False) -> dict[str, Any]:
-    if not 1 <= limit <= 100 or offset < 0:
-        raise BadArguments("limit must be between 1 and 100 and offset must not be negative")
-    where = {k: v for k, v in where.items() if v is not None and v != ""}
-    return {"items": db.select(entity, where, order_by=order_by, descending=descending,
-                               limit=limit, offset=offset), "total": db.count(entity, where)}
-
-
 @service.read(returns=dict[str, Any])
 def list_accounts(db: Db, query: str | None = None, industry: Industry | None = None,
                   owner: PersonName | None = None, limit: int = 20,
@@ -124,7 +116,7 @@ def list_accounts(db: Db, query: str | None = None, industry: Industry | None = 
         offset: Number of accounts to skip, for paging.
     """
     where = {"industry": industry, "owner": owner, "name|domain__contains": query}
-    return _paged(db, Account, where, "name", limit, offset)
+    return db.page(Account, given(where), order_by="name", limit=limit, offset=offset)
 
 
 @service.read(returns=dict[str, Any])
@@ -153,7 +145,7 @@ def list_contacts(db: Db, account_id: Ref[Account] | None = None, query: str | N
     """
     where = {"account_id": db.get(Account, account_id)["id"] if account_id else None,
              "name|email|job_title__contains": query}
-    return _paged(db, Contact, where, "name", limit, offset)
+    return db.page(Contact, given(where), order_by="name", limit=limit, offset=offset)
 
 
 @service.read(returns=dict[str, Any])
@@ -168,7 +160,8 @@ def list_leads(db: Db, status: LeadStatus | None = None, query: str | None = Non
         offset: Number of leads to skip, for paging.
     """
     where = {"status": status, "name|email|company__contains": query}
-    return _paged(db, Lead, where, "created_on", limit, offset, descending=True)
+    return db.page(Lead, given(where), order_by="created_on", descending=True, limit=limit,
+                   offset=offset)
 
 
 @service.read(returns=dict[str, Any])
@@ -190,7 +183,7 @@ def list_deals(db: Db, account_id: Ref[Account] | None = None, stage: Stage | No
     where = {"account_id": db.get(Account, account_id)["id"] if account_id else None,
              "stage": stage, "owner": owner, "stage__in": list(OPEN_STAGES) if open_only else None,
              "close_date__lte": closing_before}
-    return _paged(db, Deal, where, "close_date", limit, offset)
+    return db.page(Deal, given(where), order_by="close_date", limit=limit, offset=offset)
 
 
 @service.read(returns=dict[str, Any])
