@@ -113,6 +113,20 @@ def test_check_service_catches_broken_services():
         """
         raise RuntimeError("bug")
 
+    @broken.read(returns=Item)
+    def get_item(db: Db, item_id: Ref[Item]) -> dict[str, Any]:
+        """Get an item, with a field its declared output does not have.
+
+        Args:
+            item_id: The item.
+        """
+        return {**db.get(Item, item_id), "surprise": 1}
+
+    @broken.read
+    def count_items(db: Db) -> dict[str, Any]:
+        """Count items (declares a bare object as output)."""
+        return {"n": db.count(Item)}
+
     calls = iter(range(10**6))
 
     @broken.seeder
@@ -126,3 +140,18 @@ def test_check_service_catches_broken_services():
     assert "read tool" in text
     assert "seeding is not deterministic" in text
     assert "broken__explode crashed" in text
+    assert "get_item: result does not match its declared output at 'surprise'" in text
+    assert "tool 'count_items' does not declare what it returns precisely" in text
+
+
+def test_output_schemas_carry_semantic_types_and_references():
+    from compoworld.catalog import load_service
+
+    helpdesk = load_service("helpdesk")
+    page = helpdesk.tools["list_tickets"].output_schema
+    assert set(page["properties"]) == {"items", "total", "next_offset"}
+    ticket = page["properties"]["items"]["items"]["properties"]
+    assert ticket["id"]["x-ref"] == "ticket" and ticket["customer_id"]["x-ref"] == "customer"
+    customer = helpdesk.tools["get_customer"].output_schema["properties"]
+    assert customer["email"]["x-semantic-type"] == "Email"
+    assert set(helpdesk.tools["delete_ticket"].output_schema["properties"]) == {"id", "deleted"}

@@ -14,7 +14,7 @@ qualified name; every call returns an envelope and a failed call leaves no trace
 from compoworld.service._check import CheckReport, check_service
 from compoworld.service._db import Db, Table
 from compoworld.service._engine import build_service
-from compoworld.service._entity import Column, Entity, Page
+from compoworld.service._entity import Column, Entity, Page, Result
 from compoworld.service._envelope import Envelope
 from compoworld.service._environment import SEPARATOR, Environment, ToolFailure, qualified_name
 from compoworld.service._openai import openai_tools
@@ -45,6 +45,7 @@ __all__ = [
     "Param",
     "ParamSpec",
     "Provenance",
+    "Result",
     "Service",
     "ServiceSpec",
     "Table",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
+from pydantic import ValidationError
 
 from compoworld.errors import CompoWorldError
 from compoworld.service._entity import describe_annotation
@@ -110,6 +111,19 @@ def _schema_problems(tool: Tool) -> list[str]:
     return problems
 
 
+def _output_problems(tool: Tool, name: str, data: Any) -> list[str]:
+    """The data must match the tool's declared output type (its output schema is a promise)."""
+    if tool.output is None:
+        return []
+    try:
+        tool.output.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return [f"{name}: result does not match its declared output at {where!r}: {first['msg']}"]
+    return []
+
+
 def _expect(report: CheckReport, env: Environment, name: str, args: Any,
             codes: tuple[int, ...], why: str) -> None:
     before = env.digest()
@@ -143,6 +157,9 @@ def check_service(service: Service, *, seed: int = 0, rounds: int = 3) -> CheckR
     for tool in service.tools.values():
         if not tool.description.strip():
             problems.append(f"tool {tool.name!r} has no description")
+        if not tool.precise_output:
+            problems.append(f"tool {tool.name!r} does not declare what it returns precisely "
+                            "(returns=Entity, Page[Entity], list[...] or a Result model)")
         problems.extend(_schema_problems(tool))
 
     env = Environment([service], seed=seed)
@@ -188,8 +205,10 @@ def check_service(service: Service, *, seed: int = 0, rounds: int = 3) -> CheckR
                     problems.append(f"{name}{args!r:.120}: error {envelope['error']!r:.200}")
                 if env.digest() != before:
                     problems.append(f"{name}: a failed call changed the state")
-            elif tool.kind == "read" and env.digest() != before:
-                problems.append(f"{name}: a read tool changed the state")
+            else:
+                if tool.kind == "read" and env.digest() != before:
+                    problems.append(f"{name}: a read tool changed the state")
+                problems.extend(_output_problems(tool, name, envelope["data"]))
     for failure in env.failures:
         problems.append(f"{failure.tool} crashed: {failure.error}")
 

@@ -8,15 +8,14 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from annotated_types import Ge, Le
-from pydantic import create_model
+from pydantic import BaseModel, ConfigDict, create_model
 
 from compoworld.errors import RecordNotFound, UserError
 from compoworld.service._db import Db
-from compoworld.service._entity import Entity, check_identifier
+from compoworld.service._entity import Entity, Page, check_identifier
 from compoworld.service._seed import seed_entities
 from compoworld.service._service import Service
 from compoworld.service._spec import (
-    PRIMITIVE_TYPES,
     EntitySpec,
     FieldSpec,
     ParamSpec,
@@ -145,8 +144,15 @@ class _ToolBuilder:
         params = tuple(self.param(p) for p in spec.params)
         kind: Literal["read", "write"] = "read" if spec.op in ("list", "get", "search") else "write"
         return Tool(name=spec.name, description=spec.description, kind=kind, params=params,
-                    fn=_OPERATIONS[spec.op](self), output_schema=_output_schema(spec.op, self.entity),
+                    fn=_OPERATIONS[spec.op](self), returns=self.returns(),
                     simulated=spec.simulated)
+
+    def returns(self) -> Any:
+        """The output type of the operation: a page of records, a record, or a deletion."""
+        record = self.service.entities[self.entity.name]
+        if self.spec.op in ("list", "search"):
+            return Page[record]  # type: ignore[valid-type]
+        return Deleted if self.spec.op == "delete" else record
 
     # Helpers the operations use.
     def split(
@@ -204,6 +210,15 @@ def _describe(p: ParamSpec, entity: str) -> str:
         "sort_by": "Field to sort by.",
         "order": "Sort order.",
     }[p.role]
+
+
+class Deleted(BaseModel):
+    """What a delete returns."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    deleted: bool
 
 
 _ALLOWED_ROLES: dict[str, set[str]] = {
@@ -284,38 +299,6 @@ _OPERATIONS: dict[str, Callable[[_ToolBuilder], Callable[..., Any]]] = {
     "list": _op_list, "search": _op_search, "get": _op_get,
     "create": _op_create, "update": _op_update, "delete": _op_delete,
 }
-
-
-def _output_schema(op: str, entity: EntitySpec) -> dict[str, Any]:
-    record = _record_schema(entity)
-    if op in ("list", "search"):
-        return {"type": "object", "properties": {
-            "items": {"type": "array", "items": record}, "total": {"type": "integer"},
-            "next_offset": {"type": ["integer", "null"]}}, "required": ["items", "total"]}
-    if op == "delete":
-        return {"type": "object", "properties": {"id": {"type": "string"},
-                                                 "deleted": {"type": "boolean"}}}
-    return record
-
-
-def _record_schema(entity: EntitySpec) -> dict[str, Any]:
-    properties: dict[str, Any] = {"id": {"type": "string", "x-ref": entity.name}}
-    for f in entity.fields:
-        if f.name == "id":
-            continue
-        if f.enum:
-            schema: dict[str, Any] = {"type": "string", "enum": f.enum}
-        elif f.type == "Ref":
-            schema = {"type": "string", "x-ref": f.ref}
-        elif f.type in PRIMITIVE_TYPES:
-            schema = {"type": f.type}
-        else:
-            schema = get_type(f.type).json_schema()
-        if f.description:
-            schema["description"] = f.description
-        properties[f.name] = schema
-    required = ["id", *(f.name for f in entity.fields if f.required and f.name != "id")]
-    return {"type": "object", "properties": properties, "required": required}
 
 
 def build_service(spec: ServiceSpec) -> Service:

@@ -65,7 +65,9 @@ class Entity(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        if "entity_name" not in cls.__dict__:
+        # A subclass of a concrete entity is a view of it with more fields (an output type
+        # such as ``class InvoiceDetails(Invoice)``): it keeps the parent's name and prefix.
+        if "entity_name" not in cls.__dict__ and not cls.entity_name:
             cls.entity_name = snake_case(cls.__name__)
         check_identifier("entity", cls.entity_name)
         if "id_prefix" not in cls.__dict__:
@@ -76,6 +78,16 @@ class Entity(BaseModel):
 
 
 T = TypeVar("T")
+
+
+class Result(BaseModel):
+    """Base class of a tool's output type that is not a record: a summary, a balance...
+
+    Fields should carry semantic types (``Money``, ``Email``...): they are what lets the
+    dependency graph see that this tool's answer can feed another tool.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class Page(BaseModel, Generic[T]):

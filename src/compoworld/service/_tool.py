@@ -169,16 +169,29 @@ class Tool:
     kind: ToolKind
     params: tuple[Param, ...]
     fn: Callable[..., Any]
-    output_schema: dict[str, Any] | None = None
+    returns: Any = None
     simulated: bool = False
     validator: TypeAdapter[Any] = field(init=False, repr=False)
     parameters: dict[str, Any] = field(init=False, repr=False)
+    output: TypeAdapter[Any] | None = field(init=False, repr=False)
+    output_schema: dict[str, Any] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_identifier("tool", self.name)
         validator, schema = compile_params(self.name, self.params)
         object.__setattr__(self, "validator", validator)
         object.__setattr__(self, "parameters", schema)
+        output = None if self.returns in (None, typing.Any) else TypeAdapter(self.returns)
+        object.__setattr__(self, "output", output)
+        object.__setattr__(self, "output_schema", output and clean_schema(
+            output.json_schema(mode="serialization")))
+
+    @property
+    def precise_output(self) -> bool:
+        """Whether the declared output says what the data holds (not a bare object or Any)."""
+        schema = self.output_schema or {}
+        return bool(schema.get("properties") or schema.get("items") or schema.get("anyOf")
+                    or schema.get("type") not in (None, "object"))
 
     @classmethod
     def from_function(
@@ -207,9 +220,5 @@ class Tool:
         description = "\n\n".join(
             part for part in (doc.short_description, doc.long_description) if part
         ).strip()
-        output = returns if returns is not None else hints.get("return")
-        output_schema = None
-        if output is not None and output is not typing.Any:
-            output_schema = clean_schema(TypeAdapter(output).json_schema(mode="serialization"))
         return cls(name=name, description=description, kind=kind, params=tuple(params), fn=fn,
-                   output_schema=output_schema)
+                   returns=returns if returns is not None else hints.get("return"))

@@ -6,7 +6,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, get_args
 
 from compoworld.errors import Conflict, RecordNotFound, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import Date, DateTime, DurationMinutes, Email, PersonName, Pool, Ref, Timezone
 
 service = Service("calendar", domain="communication",
@@ -67,6 +67,33 @@ class Attendee(Entity):
     email: Email
     name: PersonName | None = None
     response: Response = "needs_action"
+
+
+class EventDetails(Event):
+    """An event with its attendees and their answers (the organizer is not an attendee)."""
+
+    attendees: list[Attendee]
+
+
+class Invitation(Event):
+    """An event someone is invited to, with their answer."""
+
+    response: Response
+
+
+class Slot(Result):
+    """A free time span."""
+
+    start: DateTime
+    end: DateTime
+
+
+class FreeSlots(Result):
+    """Start times on a day when everyone is free (at most five)."""
+
+    date: Date
+    duration_minutes: DurationMinutes
+    slots: list[Slot]
 
 
 def _today(db: Db) -> str:
@@ -131,7 +158,7 @@ def list_rooms(db: Db) -> list[dict[str, Any]]:
     return db.select(Room, order_by="capacity")
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Event])
 def list_events(db: Db, calendar_id: Ref[Calendar] | None = None, start_date: Date | None = None,
                 end_date: Date | None = None, query: str | None = None,
                 include_cancelled: bool = False, limit: int = 20, offset: int = 0) -> dict[str, Any]:
@@ -157,7 +184,7 @@ def list_events(db: Db, calendar_id: Ref[Calendar] | None = None, start_date: Da
     return db.page(Event, where, order_by="start", limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=EventDetails)
 def get_event(db: Db, event_id: Ref[Event]) -> dict[str, Any]:
     """Get an event with its attendees and their answers.
 
@@ -167,7 +194,7 @@ def get_event(db: Db, event_id: Ref[Event]) -> dict[str, Any]:
     return _with_attendees(db, db.get(Event, event_id))
 
 
-@service.read(returns=list[dict[str, Any]])
+@service.read(returns=list[Invitation])
 def list_invitations(db: Db, email: Email | None = None,
                      response: Literal["needs_action", "accepted", "declined", "tentative",
                                        "any"] = "needs_action") -> list[dict[str, Any]]:
@@ -185,7 +212,7 @@ def list_invitations(db: Db, email: Email | None = None,
     return [{**e, "response": answers[e["id"]]} for e in events]
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=FreeSlots)
 def find_free_slot(db: Db, date: Date, duration_minutes: DurationMinutes,
                    attendees: list[Email] | None = None,
                    room_id: Ref[Room] | None = None) -> dict[str, Any]:
@@ -220,7 +247,7 @@ def find_free_slot(db: Db, date: Date, duration_minutes: DurationMinutes,
     return {"date": day.isoformat(), "duration_minutes": duration_minutes, "slots": slots}
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=EventDetails)
 def create_event(db: Db, title: str, start: DateTime, end: DateTime,
                  calendar_id: Ref[Calendar] | None = None, attendees: list[Email] | None = None,
                  room_id: Ref[Room] | None = None, location: str | None = None,
@@ -273,7 +300,7 @@ def book_room(db: Db, event_id: Ref[Event], room_id: Ref[Room]) -> dict[str, Any
     return db.update(Event, event_id, room_id=room_id, location=room["name"])
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=EventDetails)
 def reschedule_event(db: Db, event_id: Ref[Event], start: DateTime,
                      end: DateTime) -> dict[str, Any]:
     """Move an upcoming event to a new time; every attendee's answer is reset to needs_action.
@@ -320,7 +347,7 @@ def invite_attendee(db: Db, event_id: Ref[Event], email: Email,
     return db.insert(Attendee, event_id=event_id, email=email, name=name)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=EventDetails)
 def update_event(db: Db, event_id: Ref[Event], title: str | None = None,
                  description: str | None = None, location: str | None = None) -> dict[str, Any]:
     """Change an upcoming event's title, description or location; fields left out stay.
@@ -343,7 +370,7 @@ def update_event(db: Db, event_id: Ref[Event], title: str | None = None,
     return _with_attendees(db, db.update(Event, event_id, **changes))
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=EventDetails)
 def remove_attendee(db: Db, event_id: Ref[Event], email: Email) -> dict[str, Any]:
     """Take a person off the guest list of an upcoming event you organize.
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from compoworld.errors import Conflict, RecordNotFound, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import Date, DateTime, Email, PersonName, Pool, Ref
 
 service = Service("mail", domain="communication",
@@ -60,6 +60,37 @@ class Message(Entity):
     is_starred: bool = False
 
 
+class FolderCount(Result):
+    """A folder with how many messages it holds and how many of them are unread."""
+
+    name: str
+    system: bool
+    total: int
+    unread: int
+
+
+class Mailbox(Result):
+    """The mailbox: its owner and its folders with message counts."""
+
+    owner: Account
+    folders: list[FolderCount]
+
+
+class MessageDeleted(Result):
+    """A deleted message: gone for good (deleted, no folder) or moved to the trash."""
+
+    id: Ref[Message]
+    deleted: bool
+    folder: Literal["trash"] | None
+
+
+class FolderDeleted(Result):
+    """A folder that was deleted."""
+
+    name: str
+    deleted: bool
+
+
 def _clock(db: Db) -> str:
     """The mailbox clock: 09:00 today, then one minute after the latest message."""
     latest = db.sql("SELECT max(sent_at) AS t FROM {message}")[0]["t"] or "2000-01-01T00:00:00"
@@ -104,7 +135,7 @@ def _compose(db: Db, to: list[str] | None, cc: list[str] | None, subject: str, b
                          body=body, sent_at=None if draft else _clock(db))
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Mailbox)
 def get_mailbox(db: Db) -> dict[str, Any]:
     """Get the mailbox: its owner (name, email, signature) and its folders with message counts."""
     folders = db.sql("SELECT f.name, f.system, count(m.id) AS total, coalesce(sum(m.is_read = 0), "
@@ -114,7 +145,7 @@ def get_mailbox(db: Db) -> dict[str, Any]:
             "folders": [{**f, "system": bool(f["system"])} for f in folders]}
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Message])
 def list_messages(db: Db, folder: str | None = None, query: str | None = None,
                   thread_id: str | None = None, unread_only: bool = False,
                   starred_only: bool = False, sender: Email | None = None,
@@ -323,7 +354,7 @@ def mark_read(db: Db, message_id: Ref[Message], is_read: bool = True,
     return db.update(Message, message_id, is_read=is_read, **starring)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=MessageDeleted)
 def delete_message(db: Db, message_id: Ref[Message]) -> dict[str, Any]:
     """Move a message to the trash; drafts and messages already in the trash are deleted for good.
 
@@ -353,7 +384,7 @@ def create_folder(db: Db, name: str) -> dict[str, Any]:
     return db.insert(Folder, name=name)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=FolderDeleted)
 def delete_folder(db: Db, name: str) -> dict[str, Any]:
     """Delete an empty folder you created; system folders (inbox, sent, ...) cannot be deleted.
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from compoworld.catalog._filters import given
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import (
     CompanyName,
     Currency,
@@ -80,13 +80,61 @@ class Refund(Entity):
     refunded_on: Date
 
 
+class CustomerDetails(Customer):
+    """A customer with the count of their open invoices and the balance still due on them."""
+    open_invoices: int
+    open_balance: Money
+
+
+class InvoiceDetails(Invoice):
+    """An invoice with its customer's name, its payments and their refunds."""
+    customer_name: PersonName
+    payments: list[Payment]
+    refunds: list[Refund]
+
+
+class CustomerBalance(Result):
+    """What a customer owes (open and overdue invoices) and has paid, in their currency."""
+    customer_id: Ref[Customer]
+    currency: Currency
+    open_invoices: int
+    overdue_invoices: int
+    outstanding: Money
+    overdue: Money
+    total_paid: Money
+    total_refunded: Money
+
+
+class RevenueSummary(Result):
+    """Payments received (in all and by method) and refunds given, in one currency."""
+    currency: Currency
+    payments: int
+    received: Money
+    by_method: dict[Method, Money]
+    refunds: int
+    refunded: Money
+    net: Money
+
+
+class PaymentRecorded(Result):
+    """A new payment and the invoice it was recorded against, as updated."""
+    payment: Payment
+    invoice: Invoice
+
+
+class RefundGiven(Result):
+    """A new refund and the payment it was given from, as updated."""
+    refund: Refund
+    payment: Payment
+
+
 def _positive(amount: float) -> float:
     if amount <= 0:
         raise BadArguments(f"amount must be positive, got {amount}")
     return round(amount, 2)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Customer])
 def list_customers(db: Db, query: str | None = None, limit: int = 20,
                    offset: int = 0) -> dict[str, Any]:
     """List customers sorted by name, optionally filtered.
@@ -100,7 +148,7 @@ def list_customers(db: Db, query: str | None = None, limit: int = 20,
                    limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=CustomerDetails)
 def get_customer(db: Db, customer_id: Ref[Customer]) -> dict[str, Any]:
     """Get a customer's details with their open invoices' count and balance still due.
 
@@ -113,7 +161,7 @@ def get_customer(db: Db, customer_id: Ref[Customer]) -> dict[str, Any]:
             "open_balance": round(sum(i["balance_due"] for i in owed), 2)}
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Invoice])
 def list_invoices(db: Db, customer_id: Ref[Customer] | None = None,
                   status: InvoiceStatus | None = None, overdue: bool = False, limit: int = 20,
                   offset: int = 0) -> dict[str, Any]:
@@ -133,7 +181,7 @@ def list_invoices(db: Db, customer_id: Ref[Customer] | None = None,
                    offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=InvoiceDetails)
 def get_invoice(db: Db, invoice_id: Ref[Invoice]) -> dict[str, Any]:
     """Get an invoice with its customer's name, its payments and their refunds.
 
@@ -160,7 +208,7 @@ def find_invoice_by_number(db: Db, number: InvoiceNumber) -> dict[str, Any]:
     return found
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Payment])
 def list_payments(db: Db, invoice_id: Ref[Invoice] | None = None,
                   customer_id: Ref[Customer] | None = None, method: Method | None = None,
                   since: Date | None = None, until: Date | None = None, limit: int = 20,
@@ -187,7 +235,7 @@ def list_payments(db: Db, invoice_id: Ref[Invoice] | None = None,
                    offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=CustomerBalance)
 def get_customer_balance(db: Db, customer_id: Ref[Customer]) -> dict[str, Any]:
     """Get what a customer owes: open and overdue invoices and balances, and what they paid.
 
@@ -206,7 +254,7 @@ def get_customer_balance(db: Db, customer_id: Ref[Customer]) -> dict[str, Any]:
             "total_paid": round(paid["paid"], 2), "total_refunded": round(paid["refunded"], 2)}
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=RevenueSummary)
 def get_revenue_summary(db: Db, currency: Currency = "USD", since: Date | None = None,
                         until: Date | None = None) -> dict[str, Any]:
     """Total the payments received and the refunds given in one currency over a period.
@@ -323,7 +371,7 @@ def void_invoice(db: Db, invoice_id: Ref[Invoice]) -> dict[str, Any]:
     return db.update(Invoice, invoice_id, status="void", balance_due=0.0)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=PaymentRecorded)
 def record_payment(db: Db, invoice_id: Ref[Invoice], amount: Money, method: Method,
                    currency: Currency | None = None, paid_on: Date | None = None) -> dict[str, Any]:
     """Record a payment against an open invoice; paying the whole balance marks it paid.
@@ -355,7 +403,7 @@ def record_payment(db: Db, invoice_id: Ref[Invoice], amount: Money, method: Meth
     return {"payment": payment, "invoice": invoice}
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=RefundGiven)
 def refund_payment(db: Db, payment_id: Ref[Payment], amount: Money | None = None,
                    reason: str = "") -> dict[str, Any]:
     """Refund all or part of a payment, today. The invoice's status and balance stay as they are.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compoworld.errors import Conflict, RecordNotFound, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import (
     City,
     CompanyName,
@@ -68,7 +68,14 @@ class Membership(Entity):
     group_id: Ref[Group]
 
 
-@service.read(returns=dict[str, Any])
+class Deleted(Result):
+    """A contact that was deleted."""
+
+    id: Ref[Contact]
+    deleted: bool
+
+
+@service.read(returns=Page[Contact])
 def list_contacts(db: Db, company: CompanyName | None = None, tag: str | None = None,
                   favorite: bool | None = None, limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """List contacts, optionally filtered, sorted by name.
@@ -173,7 +180,7 @@ def update_contact(db: Db, contact_id: Ref[Contact], email: Email | None = None,
     return db.update(Contact, contact_id, **changes)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=Deleted)
 def delete_contact(db: Db, contact_id: Ref[Contact]) -> dict[str, Any]:
     """Delete a contact and their group memberships. Favourite contacts must be unstarred first.
 

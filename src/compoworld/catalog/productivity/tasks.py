@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field, StringConstraints
 
 from compoworld.catalog._filters import given
 from compoworld.errors import Conflict, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import Date, Email, Pool, Ref
 
 service = Service("tasks", domain="productivity",
@@ -75,6 +75,40 @@ class Comment(Entity):
     created: Date
 
 
+class Deleted(Result):
+    """A record that was deleted: its former id."""
+
+    id: str
+    deleted: bool
+
+
+class ProjectDeleted(Deleted):
+    """A deleted project and how many of its tasks went with it."""
+
+    tasks_deleted: int
+
+
+class StatusCounts(Result):
+    """How many of a project's tasks have each status."""
+
+    todo: int
+    in_progress: int
+    done: int
+
+
+class ProjectSummary(Result):
+    """A project's members, task counts and what is overdue or due next."""
+
+    project_id: Ref[Project]
+    name: str
+    status: Literal["active", "archived"]
+    members: list[Member]
+    tasks: int
+    by_status: StatusCounts
+    overdue: int
+    next_due: Date | None
+
+
 def _active_project(db: Db, project_id: str, due: str | None = None) -> dict[str, Any]:
     """The project, if it is active and ``due`` (if given) is not before its start."""
     project = db.get(Project, project_id)
@@ -123,7 +157,7 @@ def create_project(db: Db, name: Text, start_date: Date, owner_email: EmailIn,
     return project
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=ProjectDeleted)
 def delete_project(db: Db, project_id: Ref[Project]) -> dict[str, Any]:
     """Delete a project with its members, tasks and comments; it must have no open tasks.
 
@@ -185,7 +219,7 @@ def add_member(db: Db, project_id: Ref[Project], email: EmailIn,
     return db.insert(Member, project_id=project_id, email=email, role=role)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Task])
 def list_tasks(db: Db, project_id: Ref[Project] | None = None,
                assignee_email: EmailIn | None = None, status: Status | None = None,
                due_before: Date | None = None, due_after: Date | None = None,
@@ -317,7 +351,7 @@ def reopen_task(db: Db, task_id: Ref[Task]) -> dict[str, Any]:
     return db.update(Task, task_id, status="todo", completed=None)
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=Deleted)
 def delete_task(db: Db, task_id: Ref[Task]) -> dict[str, Any]:
     """Delete a task and its comments; a task that blocks other tasks cannot be deleted.
 
@@ -358,7 +392,7 @@ def list_comments(db: Db, task_id: Ref[Task]) -> list[dict[str, Any]]:
     return db.select(Comment, {"task_id": task_id}, order_by="created")
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=ProjectSummary)
 def project_summary(db: Db, project_id: Ref[Project]) -> dict[str, Any]:
     """Summarize a project: members, task counts by status, overdue (open, due before today).
 

@@ -6,7 +6,7 @@ from typing import Any, Literal, get_args
 
 from compoworld.catalog._filters import given
 from compoworld.errors import BadArguments, Conflict, Refused
-from compoworld.service import Db, Entity, Service
+from compoworld.service import Db, Entity, Page, Result, Service
 from compoworld.types import (
     CompanyName,
     Currency,
@@ -32,19 +32,20 @@ PROBABILITY = dict(zip(STAGES, (10, 25, 50, 75, 100, 0), strict=True))
 LeadStatus = Literal["new", "qualified", "converted", "disqualified"]
 LeadSource = Literal["web", "referral", "event", "outbound", "partner"]
 ActivityKind = Literal["call", "email", "meeting", "note"]
+DEAL_KINDS = ("Annual license", "Expansion", "Pilot", "Support renewal", "Data migration", "Seats")
+ACTIVITIES = (("call", "Discovery call"), ("call", "Pricing call"), ("email", "Sent proposal"),
+              ("meeting", "Product demo"), ("meeting", "Business review"), ("note", "Budget ok"))
 
 
 @service.entity
 class Account(Entity):
     """A customer or prospect company, owned by a sales rep."""
-    id_prefix = "ac"
     unique_fields = ("name",)
     name: CompanyName
     domain: Domain | None = None
     industry: Industry | None = None
     owner: PersonName
     created_on: Date
-
 
 @service.entity
 class Contact(Entity):
@@ -56,7 +57,6 @@ class Contact(Entity):
     email: Email
     phone: Phone | None = None
     job_title: JobTitle | None = None
-
 
 @service.entity
 class Lead(Entity):
@@ -74,7 +74,6 @@ class Lead(Entity):
     created_on: Date
     converted_contact_id: Ref[Contact] | None = None
 
-
 @service.entity
 class Deal(Entity):
     """A sales opportunity with an account."""
@@ -89,7 +88,6 @@ class Deal(Entity):
     owner: PersonName
     lost_reason: str = ""
 
-
 @service.entity
 class Activity(Entity):
     """A logged call, email, meeting or note about an account."""
@@ -101,11 +99,38 @@ class Activity(Entity):
     deal_id: Ref[Deal] | None = None
     occurred_on: Date
 
+class AccountDetails(Account):  # output types (not tables): what tools return beyond a record or page
+    contacts: list[Contact]
+    deals: list[Deal]
+    activities: list[Activity]
 
-@service.read(returns=dict[str, Any])
+class StageTotal(Result):
+    stage: Stage
+    count: int
+    total_amount: Money
+
+class PipelineSummary(Result):
+    currency: Currency
+    stages: list[StageTotal]
+    open_count: int
+    open_total: Money
+    weighted_open_total: Money
+
+class AccountDeleted(Result):
+    id: str
+    deleted: bool
+    contacts_deleted: int
+
+class LeadConversion(Result):
+    lead: Lead
+    account: Account
+    contact: Contact
+    deal: Deal | None
+
+
+@service.read(returns=Page[Account])
 def list_accounts(db: Db, query: str | None = None, industry: Industry | None = None,
-                  owner: PersonName | None = None, limit: int = 20,
-                  offset: int = 0) -> dict[str, Any]:
+                  owner: PersonName | None = None, limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """List accounts sorted by name, optionally filtered.
 
     Args:
@@ -119,7 +144,7 @@ def list_accounts(db: Db, query: str | None = None, industry: Industry | None = 
     return db.page(Account, given(where), order_by="name", limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=AccountDetails)
 def get_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
     """Get an account with its contacts, its deals and its activities (most recent first).
 
@@ -132,7 +157,7 @@ def get_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
             "activities": db.select(Activity, where, order_by="occurred_on", descending=True)}
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Contact])
 def list_contacts(db: Db, account_id: Ref[Account] | None = None, query: str | None = None,
                   limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """List contacts sorted by name, optionally filtered.
@@ -148,7 +173,7 @@ def list_contacts(db: Db, account_id: Ref[Account] | None = None, query: str | N
     return db.page(Contact, given(where), order_by="name", limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Lead])
 def list_leads(db: Db, status: LeadStatus | None = None, query: str | None = None,
                limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """List leads, newest first, optionally filtered.
@@ -160,15 +185,13 @@ def list_leads(db: Db, status: LeadStatus | None = None, query: str | None = Non
         offset: Number of leads to skip, for paging.
     """
     where = {"status": status, "name|email|company__contains": query}
-    return db.page(Lead, given(where), order_by="created_on", descending=True, limit=limit,
-                   offset=offset)
+    return db.page(Lead, given(where), order_by="created_on", descending=True, limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=Page[Deal])
 def list_deals(db: Db, account_id: Ref[Account] | None = None, stage: Stage | None = None,
                owner: PersonName | None = None, open_only: bool = False,
-               closing_before: Date | None = None, limit: int = 20, offset: int = 0,
-               ) -> dict[str, Any]:
+               closing_before: Date | None = None, limit: int = 20, offset: int = 0) -> dict[str, Any]:
     """List deals sorted by close date, optionally filtered.
 
     Args:
@@ -186,7 +209,7 @@ def list_deals(db: Db, account_id: Ref[Account] | None = None, stage: Stage | No
     return db.page(Deal, given(where), order_by="close_date", limit=limit, offset=offset)
 
 
-@service.read(returns=dict[str, Any])
+@service.read(returns=PipelineSummary)
 def get_pipeline_summary(db: Db, currency: Currency = "USD",
                          owner: PersonName | None = None) -> dict[str, Any]:
     """Count and total the deals of each stage in one currency, plus open totals.
@@ -206,12 +229,10 @@ def get_pipeline_summary(db: Db, currency: Currency = "USD",
             "stages": [{"stage": s, "count": n, "total_amount": t} for s, (n, t) in stages.items()],
             "open_count": sum(stages[s][0] for s in OPEN_STAGES),
             "open_total": round(sum(stages[s][1] for s in OPEN_STAGES), 2),
-            "weighted_open_total": round(sum(stages[s][1] * PROBABILITY[s] / 100
-                                             for s in OPEN_STAGES), 2)}
+            "weighted_open_total": round(sum(stages[s][1] * PROBABILITY[s] / 100 for s in OPEN_STAGES), 2)}
 
 
-def _account_named(db: Db, name: str) -> dict[str, Any] | None:
-    """The account with this name, ignoring case."""
+def _account_named(db: Db, name: str) -> dict[str, Any] | None:  # the name's case does not matter
     rows = db.sql("SELECT id FROM {account} WHERE name = ? COLLATE NOCASE", [name])
     return db.get(Account, rows[0]["id"]) if rows else None
 
@@ -231,8 +252,7 @@ def create_account(db: Db, name: CompanyName, owner: PersonName, domain: Domain 
     site = re.sub(r"^(?:[a-z]+://)?(?:www\.)?|/.*$", "", (domain or "").lower()).strip(" .")
     if not name or not owner or (domain and not re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)+", site)):
         raise BadArguments("name and owner must not be empty; domain must look like example.com")
-    taken = _account_named(db, name)
-    if taken:
+    if taken := _account_named(db, name):
         raise Conflict(f"account {taken['id']!r} is already named {taken['name']!r}")
     return db.insert(Account, name=name, owner=owner, domain=site or None, industry=industry,
                      created_on=db.today.isoformat())
@@ -278,11 +298,10 @@ def create_lead(db: Db, name: PersonName, email: Email, company: CompanyName, so
         raise Conflict(f"{email.lower()} already belongs to contact {contact['name']} "
                        f"({contact['id']!r}); log an activity or open a deal instead")
     return db.insert(Lead, name=name.strip(), email=email, phone=phone, company=company.strip(),
-                     job_title=job_title, source=source, owner=owner.strip(),
-                     created_on=db.today.isoformat())
+                     job_title=job_title, source=source, owner=owner.strip(), created_on=db.today.isoformat())
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=AccountDeleted)
 def delete_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
     """Delete an account with its contacts, activities and closed deals (not while deals are open).
 
@@ -290,8 +309,7 @@ def delete_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
         account_id: The account's id.
     """
     where = {"account_id": db.get(Account, account_id)["id"]}
-    open_deals = db.count(Deal, {**where, "stage__in": list(OPEN_STAGES)})
-    if open_deals:
+    if open_deals := db.count(Deal, {**where, "stage__in": list(OPEN_STAGES)}):
         raise Conflict(f"account {account_id!r} still has {open_deals} open deal(s)")
     contacts = [c["id"] for c in db.select(Contact, where)]
     for lead in db.select(Lead, {"converted_contact_id__in": contacts}):  # keep the lead
@@ -303,7 +321,7 @@ def delete_account(db: Db, account_id: Ref[Account]) -> dict[str, Any]:
     return {"id": account_id, "deleted": True, "contacts_deleted": len(contacts)}
 
 
-@service.write(returns=dict[str, Any])
+@service.write(returns=LeadConversion)
 def convert_lead(db: Db, lead_id: Ref[Lead], deal_amount: Money | None = None) -> dict[str, Any]:
     """Convert a lead into a contact at its company's account, optionally opening a deal.
 
@@ -321,15 +339,13 @@ def convert_lead(db: Db, lead_id: Ref[Lead], deal_amount: Money | None = None) -
         raise Refused(f"lead {lead_id!r} is disqualified and cannot be converted")
     if deal_amount is not None and deal_amount < 0:
         raise BadArguments("deal_amount must not be negative")
-    account = _account_named(db, lead["company"]) or db.insert(
-        Account, name=lead["company"], owner=lead["owner"], domain=lead["email"].split("@")[1],
-        created_on=db.today.isoformat())
+    account = _account_named(db, lead["company"]) or db.insert(Account, name=lead["company"],
+        owner=lead["owner"], domain=lead["email"].split("@")[1], created_on=db.today.isoformat())
     contact = db.insert(Contact, account_id=account["id"], name=lead["name"],
                         email=lead["email"], phone=lead["phone"], job_title=lead["job_title"])
     deal = None if deal_amount is None else db.insert(
-        Deal, name=f"{account['name']}: new business", account_id=account["id"],
-        contact_id=contact["id"], amount=deal_amount, owner=account["owner"],
-        close_date=(db.today + timedelta(days=30)).isoformat())
+        Deal, name=f"{account['name']}: new business", account_id=account["id"], contact_id=contact["id"],
+        amount=deal_amount, owner=account["owner"], close_date=(db.today + timedelta(days=30)).isoformat())
     lead = db.update(Lead, lead_id, status="converted", converted_contact_id=contact["id"])
     return {"lead": lead, "account": account, "contact": contact, "deal": deal}
 
@@ -375,8 +391,7 @@ def update_deal(db: Db, deal_id: Ref[Deal], name: str | None = None, amount: Mon
         owner: Full name of the new owning sales rep.
         contact_id: New main contact (must work at the deal's account).
     """
-    deal = db.get(Deal, deal_id)
-    contact = None if contact_id is None else db.get(Contact, contact_id)
+    deal, contact = db.get(Deal, deal_id), None if contact_id is None else db.get(Contact, contact_id)
     if deal["stage"] not in OPEN_STAGES:
         raise Refused(f"deal {deal_id!r} is closed ({deal['stage']}) and cannot be changed")
     if contact is not None and contact["account_id"] != deal["account_id"]:
@@ -386,14 +401,12 @@ def update_deal(db: Db, deal_id: Ref[Deal], name: str | None = None, amount: Mon
         raise BadArguments("amount must not be negative and name and owner must not be empty")
     if close_date is not None and close_date < db.today.isoformat():
         raise Refused(f"close_date {close_date} is in the past")
-    changes = {"name": name, "amount": amount, "close_date": close_date, "owner": owner,
-               "contact_id": contact_id}
+    changes = dict(name=name, amount=amount, close_date=close_date, owner=owner, contact_id=contact_id)
     return db.update(Deal, deal_id, **{k: v for k, v in changes.items() if v is not None})
 
 
 @service.write(returns=Deal)
-def advance_deal_stage(db: Db, deal_id: Ref[Deal], stage: Stage,
-                       lost_reason: str = "") -> dict[str, Any]:
+def advance_deal_stage(db: Db, deal_id: Ref[Deal], stage: Stage, lost_reason: str = "") -> dict[str, Any]:
     """Move a deal to a later stage, or close it as won or lost (its close date becomes today).
 
     Stages run prospecting → qualification → proposal → negotiation → won and may be skipped
@@ -422,8 +435,7 @@ def advance_deal_stage(db: Db, deal_id: Ref[Deal], stage: Stage,
 
 @service.write(returns=Activity)
 def log_activity(db: Db, kind: ActivityKind, subject: str, account_id: Ref[Account],
-                 contact_id: Ref[Contact] | None = None,
-                 deal_id: Ref[Deal] | None = None) -> dict[str, Any]:
+                 contact_id: Ref[Contact] | None = None, deal_id: Ref[Deal] | None = None) -> dict[str, Any]:
     """Log a call, email, meeting or note with an account, dated today.
 
     Args:
@@ -443,11 +455,6 @@ def log_activity(db: Db, kind: ActivityKind, subject: str, account_id: Ref[Accou
                      contact_id=contact_id, deal_id=deal_id, occurred_on=db.today.isoformat())
 
 
-DEAL_KINDS = ("Annual license", "Expansion", "Pilot", "Support renewal", "Data migration", "Seats")
-ACTIVITIES = (("call", "Discovery call"), ("call", "Pricing call"), ("email", "Sent proposal"),
-              ("meeting", "Product demo"), ("meeting", "Business review"), ("note", "Budget ok"))
-
-
 @service.seeder
 def seed(db: Db, pool: Pool) -> None:
     rng = pool.rng("crm")
@@ -462,15 +469,13 @@ def seed(db: Db, pool: Pool) -> None:
     for i, person in enumerate(pool.people[:-6]):
         contact = None
         if person.company.name in accounts and (i % 5 != 4 or rng.random() < 0.25):
-            contact = db.insert(Contact, account_id=accounts[person.company.name]["id"],
-                                name=person.name, email=person.email, phone=person.phone,
-                                job_title=person.job_title)
+            contact = db.insert(Contact, account_id=accounts[person.company.name]["id"], name=person.name,
+                                email=person.email, phone=person.phone, job_title=person.job_title)
             contacts[person.company.name].append(contact["id"])
         if i % 5 == 4:  # every fifth person came in as a lead; some have been converted
             db.insert(Lead, name=person.name, email=person.email, phone=person.phone,
                       company=person.company.name, job_title=person.job_title,
-                      source=rng.choice(("web", "referral", "event", "outbound", "partner")),
-                      status="converted" if contact else rng.choices(
+                      source=rng.choice(get_args(LeadSource)), status="converted" if contact else rng.choices(
                           ("new", "qualified", "disqualified"), (2, 1, 1))[0],
                       owner=rng.choice(reps), created_on=pool.day(-rng.randint(1, 60)).isoformat(),
                       converted_contact_id=contact and contact["id"])
@@ -479,19 +484,17 @@ def seed(db: Db, pool: Pool) -> None:
         for _ in range(rng.randint(1, 3)):
             stage = rng.choices(STAGES, (3, 3, 3, 2, 3, 2))[0]
             unknown = stage == "prospecting" and rng.random() < 0.2  # amount not estimated yet
-            offset = rng.randint(-10, 120) if stage in OPEN_STAGES else -rng.randint(1, 180)
+            close = pool.day(rng.randint(-10, 120) if stage in OPEN_STAGES else -rng.randint(1, 180))
             deals.append(db.insert(
-                Deal, name=f"{name}: {rng.choice(DEAL_KINDS)}", account_id=account["id"],
+                Deal, name=f"{name}: {rng.choice(DEAL_KINDS)}", account_id=account["id"], stage=stage,
                 contact_id=rng.choice(contacts[name]) if contacts[name] else None,
                 amount=0.0 if unknown else float(rng.randrange(20, 1500) * 100),
-                currency=rng.choices(("USD", "EUR", "GBP"), (8, 1, 1))[0], stage=stage,
-                close_date=pool.day(offset).isoformat(),
+                currency=rng.choices(("USD", "EUR", "GBP"), (8, 1, 1))[0], close_date=close.isoformat(),
                 owner=account["owner"] if rng.random() < 0.85 else rng.choice(reps),
                 lost_reason="Chose a competitor" if stage == "lost" else "")["id"])
         for contact_id in contacts[name]:
             for _ in range(rng.randint(0, 3)):
                 kind, subject = rng.choice(ACTIVITIES)
                 db.insert(Activity, kind=kind, subject=subject, account_id=account["id"],
-                          contact_id=contact_id,
-                          deal_id=rng.choice(deals) if rng.random() < 0.6 else None,
+                          contact_id=contact_id, deal_id=rng.choice(deals) if rng.random() < 0.6 else None,
                           occurred_on=pool.day(-rng.randint(0, 90)).isoformat())

@@ -1,0 +1,144 @@
+"""``World``: mounted services, the task-relevant ones and distractors, behind one interface."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from compoworld.catalog import load_service, service_names
+from compoworld.errors import ToolError, UserError
+from compoworld.service import Envelope, Environment, Service, openai_tools
+from compoworld.service._envelope import fail, ok
+from compoworld.service._tool import describe_validation_error
+from compoworld.types import DEFAULT_TODAY, derive_seed
+from compoworld.world._gateway import GATEWAY_TOOLS
+
+Interface = Literal["direct", "gateway"]
+
+
+@dataclass(frozen=True)
+class World:
+    """An environment an agent works in: services (involved + distractors) and an interface.
+
+    Attributes:
+        env: The services on their shared SQLite state.
+        involved: The services a task needs.
+        distractors: Services mounted only to be ignored (the agent cannot tell which).
+        interface: ``direct`` (every tool as a function ``service__tool``) or ``gateway``
+            (four meta-tools to discover and call them).
+        seed: The world seed.
+    """
+
+    env: Environment
+    involved: tuple[str, ...]
+    distractors: tuple[str, ...]
+    interface: Interface
+    seed: int
+
+    @property
+    def today(self) -> date:
+        return self.env.today
+
+    @property
+    def services(self) -> tuple[str, ...]:
+        """Every mounted service, in the (alphabetical) order the agent sees them."""
+        return tuple(self.env.services)
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The OpenAI function definitions the agent is given for this interface."""
+        if self.interface == "gateway":
+            return openai_tools(GATEWAY_TOOLS)
+        return openai_tools(self.env.tools)
+
+    def call(self, name: str, arguments: Any = None) -> Envelope:
+        """Call a tool of the interface by name; never raises, always an envelope."""
+        if self.interface == "direct":
+            return self.env.call(name, arguments)
+        tool = GATEWAY_TOOLS.get(name) if isinstance(name, str) else None
+        if tool is None:
+            hint = (f"; in this workspace, call it with call_tool(tool_name={name!r}, ...)"
+                    if isinstance(name, str) and name in self.env.tools else "")
+            return fail(404, f"unknown tool {name!r}{hint} (tools: {', '.join(GATEWAY_TOOLS)})")
+        if arguments is None:
+            arguments = {}
+        try:
+            args = tool.validator.validate_python(arguments)
+        except ValidationError as error:
+            return fail(400, describe_validation_error(error, tool.params))
+        if name == "call_tool":
+            return self.env.call(args["tool_name"], args.get("arguments") or {})
+        try:
+            return ok(tool.fn(self, **args))
+        except ToolError as error:
+            return fail(error.code, error.message)
+
+    def fork(self) -> World:
+        """An independent world in this one's initial state."""
+        return replace(self, env=self.env.fork())
+
+    def reset(self) -> None:
+        self.env.reset()
+
+
+@lru_cache(maxsize=32)
+def _seeded(names: tuple[str, ...], seed: int, today: date) -> Environment:
+    """The seeded environment of a service set; built once, then forked (fast)."""
+    return Environment([load_service(n) for n in names], seed=seed, today=today)
+
+
+def _names(services: Sequence[str | Service]) -> list[str]:
+    return [s.name if isinstance(s, Service) else s for s in services]
+
+
+def compose(
+    involved: Sequence[str | Service],
+    *,
+    distractors: int = 0,
+    seed: int = 0,
+    interface: Interface = "direct",
+    today: date = DEFAULT_TODAY,
+    pool: Sequence[str] | None = None,
+) -> World:
+    """Compose a world: the involved services plus ``distractors`` others from the catalog.
+
+    Distractors are drawn deterministically from ``pool`` (default: the whole catalog) by the
+    seed; all mounted services are ordered by name, so nothing marks which ones matter. State
+    is seeded from the shared pool, so people and companies agree across services.
+
+    Args:
+        involved: Services (names or catalog ``Service`` objects) the task needs.
+        distractors: How many other services to mount.
+        seed: World seed (state and distractor choice).
+        interface: ``"direct"`` or ``"gateway"``.
+        today: The world's fixed date.
+        pool: Service names to draw distractors from.
+
+    Raises:
+        UserError: Unknown interface, or not enough services to draw distractors from.
+        NotFound: An unknown service name.
+
+    Example:
+        >>> world = compose(["contacts", "crm"], distractors=2, seed=1)
+        >>> len(world.services), world.involved
+        (4, ('contacts', 'crm'))
+    """
+    if interface not in ("direct", "gateway"):
+        raise UserError(f"interface must be 'direct' or 'gateway', got {interface!r}")
+    chosen = _names(involved)
+    for name in chosen:
+        load_service(name)  # NotFound with suggestions for a typo
+    candidates = sorted(set(pool if pool is not None else service_names()) - set(chosen))
+    if distractors > len(candidates):
+        raise UserError(f"{distractors} distractors asked for, but only {len(candidates)} other "
+                        f"services can be mounted ({', '.join(candidates) or 'none'})")
+    rng = random.Random(derive_seed(seed, "distractors", *sorted(chosen)))
+    extra = sorted(rng.sample(candidates, distractors))
+    env = _seeded(tuple(sorted({*chosen, *extra})), seed, today).fork()
+    return World(env=env, involved=tuple(chosen), distractors=tuple(extra), interface=interface,
+                 seed=seed)
