@@ -26,3 +26,15 @@ def test_runtime_benchmark_quick_json():
     assert report["compoworld"]["write"]["success_rate"] == 1.0
     assert set(report["world"]["services"]) >= {"contacts", "mail", "calendar", "crm",
                                                  "payments", "tasks"}
+
+
+@pytest.mark.slow
+def test_simulate_benchmark_json():
+    result = subprocess.run(
+        [sys.executable, str(BENCH.parent / "simulate.py"), "--per-tool", "3", "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    report = json.loads(result.stdout)
+    assert report["schema_valid"] == 1.0 and report["environment_errors"] == 0
+    assert report["group_cache_hit_rate"] == 1.0 and report["group_identical_answers"] is True
+    assert report["tools"] >= 100 and report["calls_per_s_generated"] > 0

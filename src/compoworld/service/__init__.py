@@ -19,6 +19,7 @@ from compoworld.service._envelope import Envelope
 from compoworld.service._environment import SEPARATOR, Environment, ToolFailure, qualified_name
 from compoworld.service._openai import openai_tools
 from compoworld.service._service import Service
+from compoworld.service._simulation import SimulatedCall, Simulator, SimulatorStats
 from compoworld.service._spec import (
     EntitySpec,
     FieldSpec,
@@ -48,6 +49,9 @@ __all__ = [
     "Result",
     "Service",
     "ServiceSpec",
+    "SimulatedCall",
+    "Simulator",
+    "SimulatorStats",
     "Table",
     "Tool",
     "ToolFailure",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError, closest
@@ -18,6 +19,13 @@ from compoworld.service._entity import Column, Entity, entity_columns
 from compoworld.types._pool import WORKDAY_START
 
 SEQUENCE_TABLE = "_compoworld_seq"
+VERSION_TABLE = "_compoworld_version"
+"""One row per service: a hash chained over every write the service's records went through."""
+
+
+def chain(previous: str, change: str) -> str:
+    """The next version hash (registered in SQLite as ``cw_chain``)."""
+    return hashlib.blake2b(f"{previous}\x00{change}".encode(), digest_size=16).hexdigest()
 
 _OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
@@ -233,6 +241,20 @@ class Db:
         columns = [d[0] for d in cursor.description or ()]
         return [dict(zip(columns, row, strict=True)) for row in cursor]
 
+    def digest(self) -> str:
+        """The version of this service's records: a hash chained over every write since the
+        empty state. Equal histories give equal digests (and so equal simulated answers); it
+        costs one read, whatever the size of the state."""
+        row = self._conn.execute(f"SELECT version FROM {VERSION_TABLE} WHERE service = ?",
+                                 (self.service,)).fetchone()
+        return str(row[0])
+
+    def _changed(self, op: str, table: Table, record_id: str, payload: Any = None) -> None:
+        change = f"{op}\x00{table.name}\x00{record_id}\x00" + orjson.dumps(
+            payload, option=orjson.OPT_SORT_KEYS, default=str).decode()
+        self._conn.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
+                           "WHERE service = ?", (change, self.service))
+
     # -- writes --------------------------------------------------------------------------
 
     def insert(self, entity: type[Entity] | str, **values: Any) -> dict[str, Any]:
@@ -257,6 +279,7 @@ class Db:
             f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})',
             [c.encode(record[c.name]) for c in table.columns],
         )
+        self._changed("insert", table, record["id"], record)
         return record
 
     def update(self, entity: type[Entity] | str, record_id: str, **changes: Any) -> dict[str, Any]:
@@ -275,6 +298,7 @@ class Db:
             f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
+        self._changed("update", table, record_id, changed)
         return record
 
     def delete(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
@@ -291,6 +315,7 @@ class Db:
                             f"{n} {other.entity_name} record(s) (field {column.name!r})"
                         )
         self._conn.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
+        self._changed("delete", table, record_id)
         return record
 
     # -- helpers -------------------------------------------------------------------------

@@ -18,9 +18,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from compoworld.errors import NotFound, ToolError, UserError, closest
-from compoworld.service._db import SEQUENCE_TABLE, Db
+from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Db, chain
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._service import Service
+from compoworld.service._simulation import SimulatedCall, Simulator
 from compoworld.service._tool import Tool, describe_validation_error
 from compoworld.types import DEFAULT_TODAY, Pool
 
@@ -46,6 +47,7 @@ def _connect() -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", isolation_level=None, cached_statements=1024,
                            check_same_thread=False)
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.create_function("cw_chain", 2, chain, deterministic=True)
     return conn
 
 
@@ -69,7 +71,7 @@ class Environment:
 
     def __init__(
         self, services: Sequence[Service], *, seed: int = 0, pool: Pool | None = None,
-        today: date | None = None,
+        today: date | None = None, simulator: Simulator | None = None,
     ) -> None:
         names = [s.name for s in services]
         duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -87,6 +89,8 @@ class Environment:
         self._build()
         self._image = self._conn.serialize()
         self.failures: list[ToolFailure] = []
+        self.simulator = simulator
+        self._simulated: list[tuple[str, dict[str, Any], Any]] = []
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -96,6 +100,9 @@ class Environment:
     def _build(self) -> None:
         conn = self._conn
         conn.execute(f"CREATE TABLE {SEQUENCE_TABLE} (name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+        conn.execute(f"CREATE TABLE {VERSION_TABLE} (service TEXT PRIMARY KEY, version TEXT NOT NULL)")
+        conn.executemany(f"INSERT INTO {VERSION_TABLE} VALUES (?, ?)",
+                         [(name, name) for name in self.services])
         for service in self.services.values():
             for table in service.tables.values():
                 for column in table.columns:
@@ -124,12 +131,15 @@ class Environment:
         other._conn.deserialize(self._image)
         other._dbs = other._make_dbs()
         other.failures = []
+        other.simulator = self.simulator
+        other._simulated = []
         return other
 
     def reset(self) -> None:
-        """Restore the initial seeded state (and forget recorded failures)."""
+        """Restore the initial seeded state (and forget failures and simulated answers)."""
         self._conn.deserialize(self._image)
         self.failures.clear()
+        self._simulated.clear()
 
     def snapshot(self) -> bytes:
         """The whole state as bytes (SQLite's serialization)."""
@@ -188,20 +198,35 @@ class Environment:
         except ValidationError as error:
             return fail(400, describe_validation_error(error, tool.params))
         service = name.split(SEPARATOR, 1)[0]
-        if tool.simulated:  # answered by the world model, which is not part of the runtime
+        if tool.simulated and self.simulator is None:
             message = f"tool {name!r} is simulated and no world model is attached"
             self.failures.append(ToolFailure(name, dict(args), message, ""))
             return fail(500, message)
         return self._run(name, tool, self._dbs[service], args)
+
+    def _simulate(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Any:
+        """Ask the world model; its answer must match the tool's output type."""
+        assert self.simulator is not None
+        call = SimulatedCall(name=name, tool=tool, arguments=args, db=db,
+                             state_digest=db.digest(), seed=self.seed,
+                             history=tuple(self._simulated))
+        data = self.simulator.simulate(call)
+        if tool.output is not None:
+            tool.output.validate_python(data)
+        self._simulated.append((name, args, data))
+        return data
 
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
         conn = self._conn
         changes = conn.total_changes
         conn.execute("SAVEPOINT call")
         try:
-            data = tool.fn(db, **args)
-            if tool.kind == "read" and conn.total_changes != changes:
-                raise RuntimeError(f"read tool {name!r} wrote to the state")
+            if tool.simulated:  # what the world model invents is written back, even on reads
+                data = self._simulate(name, tool, db, args)
+            else:
+                data = tool.fn(db, **args)
+                if tool.kind == "read" and conn.total_changes != changes:
+                    raise RuntimeError(f"read tool {name!r} wrote to the state")
         except ToolError as error:
             self._rollback()
             return fail(error.code, error.message)

@@ -10,20 +10,7 @@ from faker import Faker
 from compoworld.errors import CompoWorldError
 from compoworld.service._db import Db
 from compoworld.service._spec import EntitySpec, FieldSpec
-from compoworld.types import Person, Pool, get_type
-
-# Semantic types taken from one pool person, so records agree across services.
-_FROM_PERSON = {
-    "PersonName": lambda p: p.name, "FirstName": lambda p: p.first_name,
-    "LastName": lambda p: p.last_name, "Email": lambda p: p.email, "Phone": lambda p: p.phone,
-    "Username": lambda p: p.username, "JobTitle": lambda p: p.job_title,
-    "CompanyName": lambda p: p.company.name, "Domain": lambda p: p.company.domain,
-    "Industry": lambda p: p.company.industry, "URL": lambda p: p.company.url,
-    "Address": lambda p: p.address, "City": lambda p: p.city, "Region": lambda p: p.region,
-    "PostalCode": lambda p: p.postal_code, "Country": lambda p: p.country,
-    "Timezone": lambda p: p.timezone,
-}
-
+from compoworld.types import Person, Pool, get_type, person_fact
 
 _SCHEDULE_WORDS = ("due", "deadline", "start", "end", "until", "expir", "schedul", "renew", "next")
 
@@ -55,8 +42,9 @@ def _value(f: FieldSpec, fake: Faker, person: Person, pool: Pool, refs: dict[str
     if f.type == "Ref":
         ids = refs.get(f.ref or "", [])
         return rnd.choice(ids) if ids else None
-    if f.type in _FROM_PERSON:
-        return _FROM_PERSON[f.type](person)
+    fact = person_fact(person, f.type)
+    if fact is not None:
+        return fact
     if f.type in ("Date", "DateTime"):
         # Records happened in the past; only schedule-like fields (due, start, ...) may be ahead.
         ahead = any(word in f.name for word in _SCHEDULE_WORDS)

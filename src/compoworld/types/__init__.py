@@ -13,7 +13,7 @@ Example:
 from typing import Annotated
 
 from compoworld.types import _builtin
-from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed
+from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed, person_fact
 from compoworld.types._semantic import (
     Ref,
     SemanticTag,
@@ -75,6 +75,7 @@ __all__ = [
     "Username",
     "derive_seed",
     "get_type",
+    "person_fact",
     "ref_type",
     "register_type",
     "semantic_type_of",

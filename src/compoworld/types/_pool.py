@@ -59,6 +59,26 @@ class Person:
     birthday: date
 
 
+# Semantic types a person (or their company) determines: records about one person agree.
+_PERSON_FACTS = {
+    "PersonName": lambda p: p.name, "FirstName": lambda p: p.first_name,
+    "LastName": lambda p: p.last_name, "Email": lambda p: p.email, "Phone": lambda p: p.phone,
+    "Username": lambda p: p.username, "JobTitle": lambda p: p.job_title,
+    "CompanyName": lambda p: p.company.name, "Domain": lambda p: p.company.domain,
+    "Industry": lambda p: p.company.industry, "URL": lambda p: p.company.url,
+    "Address": lambda p: p.address, "City": lambda p: p.city, "Region": lambda p: p.region,
+    "PostalCode": lambda p: p.postal_code, "Country": lambda p: p.country,
+    "Timezone": lambda p: p.timezone,
+}
+
+
+def person_fact(person: Person, semantic_type: str) -> str | None:
+    """The value of ``semantic_type`` that ``person`` determines (their email, their company's
+    name...), or None when the type is not about a person."""
+    fact = _PERSON_FACTS.get(semantic_type)
+    return fact(person) if fact else None
+
+
 def derive_seed(seed: int, *names: object) -> int:
     """A stable 63-bit seed derived from ``seed`` and names (independent of ``PYTHONHASHSEED``)."""
     text = ":".join(str(part) for part in (seed, *names))
