@@ -33,6 +33,7 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/runtime.py --setup-peer
 	$(BIN)/python bench/runtime.py
+	$(BIN)/python bench/simulate.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
