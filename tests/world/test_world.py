@@ -92,3 +92,13 @@ def test_fork_and_reset():
     assert world.env.digest() == initial != fork.env.digest()
     fork.reset()
     assert fork.env.digest() == initial
+
+
+def test_compose_attaches_one_world_model_shared_by_forks():
+    from compoworld.simulate import OfflineSimulator
+
+    simulator = OfflineSimulator(compose(["helpdesk"]).env.pool)
+    world = compose(["helpdesk"], seed=0, simulator=simulator)
+    assert world.env.simulator is simulator
+    assert world.fork().env.simulator is simulator  # a rollout group sees one world
+    assert compose(["helpdesk"], seed=0).env.simulator is None

@@ -77,6 +77,8 @@ class Environment:
         seed: World seed; the same seed gives byte-identical state.
         pool: The shared population to seed from (default: ``Pool(seed, today=today)``).
         today: The world's fixed date, seen by tools as ``db.today``.
+        simulator: The world model answering tools marked ``simulated`` (shared by forks);
+            without one, calling such a tool is an environment error (500).
 
     Example:
         >>> from compoworld.catalog import load_service

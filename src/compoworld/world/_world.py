@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from compoworld.catalog import load_service, service_names
 from compoworld.errors import ToolError, UserError
-from compoworld.service import Envelope, Environment, Service, openai_tools
+from compoworld.service import Envelope, Environment, Service, Simulator, openai_tools
 from compoworld.service._envelope import fail, ok
 from compoworld.service._tool import describe_validation_error
 from compoworld.types import DEFAULT_TODAY, derive_seed
@@ -104,6 +104,7 @@ def compose(
     interface: Interface = "direct",
     today: date = DEFAULT_TODAY,
     pool: Sequence[str] | None = None,
+    simulator: Simulator | None = None,
 ) -> World:
     """Compose a world: the involved services plus ``distractors`` others from the catalog.
 
@@ -118,6 +119,7 @@ def compose(
         interface: ``"direct"`` or ``"gateway"``.
         today: The world's fixed date.
         pool: Service names to draw distractors from.
+        simulator: The world model for simulated tools (share one across a rollout group).
 
     Raises:
         UserError: Unknown interface, or not enough services to draw distractors from.
@@ -140,5 +142,6 @@ def compose(
     rng = random.Random(derive_seed(seed, "distractors", *sorted(chosen)))
     extra = sorted(rng.sample(candidates, distractors))
     env = _seeded(tuple(sorted({*chosen, *extra})), seed, today).fork()
+    env.simulator = simulator
     return World(env=env, involved=tuple(chosen), distractors=tuple(extra), interface=interface,
                  seed=seed)
