@@ -162,3 +162,26 @@ def test_unknown_ids_say_what_exists(toy):
     assert f"did you mean {real!r}" in message
     message = env.call("toy__get_owner", {"owner_id": "42"})["error"]["message"]
     assert "5 owner records exist, ids like 'ow_" in message
+
+
+def test_reset_returns_to_the_initial_state_whatever_happened_in_the_episode(toy):
+    env = Environment([toy], seed=2)
+    initial = env.snapshot()
+    oid = owner_id(env)
+    env.call("toy__add_entry", {"owner_id": oid, "amount": 1})
+    env.reset()  # a rollback of the episode
+    assert env.snapshot() == initial
+    env.call("toy__add_entry", {"owner_id": oid, "amount": 2})
+    middle = env.snapshot()  # commits the episode so far
+    env.call("toy__add_entry", {"owner_id": oid, "amount": 3})
+    env.reset()  # the committed part is undone too
+    assert env.snapshot() == initial
+    env.restore(middle)
+    assert env.snapshot() == middle
+    env.call("toy__add_entry", {"owner_id": oid, "amount": 4})
+    env.reset()
+    assert env.snapshot() == initial
+    for _ in range(200):  # writes right after resets (this once crashed, see docs/runtime.md)
+        assert env.call("toy__add_entry", {"owner_id": oid, "amount": 5})["success"]
+        env.reset()
+    assert env.snapshot() == initial

@@ -57,7 +57,8 @@ def _register_functions(conn: sqlite3.Connection) -> None:
 
 
 def _load(conn: sqlite3.Connection, image: bytes) -> None:
-    """Replace the connection's database with ``image``, and expire cached statements.
+    """Replace the connection's database with ``image`` (no transaction may be open), and
+    expire cached statements.
 
     Without the expiry, a write right after a reset crashed the process now and then (SIGBUS or
     SIGSEGV inside an UPDATE, 3 runs in 21 of ``bench/runtime.py --quick``; 0 in 20 with it):
@@ -111,6 +112,8 @@ class Environment:
         self.failures: list[ToolFailure] = []
         self.simulator = simulator
         self._simulated: list[tuple[str, dict[str, Any], Any]] = []
+        self._at_initial = True
+        self._begin_episode(at_initial=True)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -153,31 +156,56 @@ class Environment:
         other.failures = []
         other.simulator = self.simulator
         other._simulated = []
+        other._begin_episode(at_initial=True)
         return other
+
+    # Every episode runs inside one open transaction, the savepoint "episode", opened on the
+    # initial state. Resetting is rolling it back: the cost of what changed, not of the world,
+    # and the schema and prepared statements stay valid. Calls nest their own savepoint in it.
+
+    def _begin_episode(self, *, at_initial: bool) -> None:
+        self._conn.execute("SAVEPOINT episode")
+        self._at_initial = at_initial
+
+    def _commit_episode(self) -> None:
+        """Commit what the episode did (``serialize`` sees only committed pages)."""
+        self._conn.execute("RELEASE episode")
+        self._begin_episode(at_initial=False)
+
+    def _replace(self, image: bytes, *, at_initial: bool) -> None:
+        self._conn.execute("ROLLBACK")
+        _load(self._conn, image)
+        self._begin_episode(at_initial=at_initial)
 
     def reset(self) -> None:
         """Restore the initial seeded state (and forget failures and simulated answers)."""
-        _load(self._conn, self._image)
+        if self._at_initial:
+            self._conn.execute("ROLLBACK TO episode")
+        else:  # a snapshot or restore committed a state since: load the initial image
+            self._replace(self._image, at_initial=True)
         self.failures.clear()
         self._simulated.clear()
 
     def snapshot(self) -> bytes:
-        """The whole state as bytes (SQLite's serialization)."""
-        return self._conn.serialize()
+        """The whole state as bytes (SQLite's serialization), comparable byte for byte.
+
+        The header fields that describe writes rather than content are zeroed: the change
+        counter (bytes 24-27), the version-valid-for number and the writing library's version
+        (92-99).
+        """
+        self._commit_episode()
+        image = bytearray(self._conn.serialize())
+        image[24:28] = bytes(4)
+        image[92:100] = bytes(8)
+        return bytes(image)
 
     def restore(self, image: bytes) -> None:
         """Put back a state taken with :meth:`snapshot`."""
-        _load(self._conn, image)
+        self._replace(image, at_initial=False)
 
     def digest(self) -> str:
-        """A short hash of the current state: equal digests, equal states.
-
-        SQLite's commit counters in the file header (bytes 24-27 and 92-95) are left out:
-        they count transactions, not content, and differ between a fresh and a forked world.
-        """
-        image = bytearray(self._conn.serialize())
-        image[24:28] = image[92:96] = bytes(4)
-        return hashlib.blake2b(image, digest_size=16).hexdigest()
+        """A short hash of the current state: equal digests, equal states."""
+        return hashlib.blake2b(self.snapshot(), digest_size=16).hexdigest()
 
     def close(self) -> None:
         self._conn.close()
@@ -261,9 +289,8 @@ class Environment:
         return ok(data)
 
     def _rollback(self) -> None:
-        # The call's savepoint is the outermost transaction: a plain ROLLBACK undoes it without
-        # committing anything, so not even SQLite's header counters move.
-        self._conn.execute("ROLLBACK")
+        self._conn.execute("ROLLBACK TO call")
+        self._conn.execute("RELEASE call")
 
     def _unknown_tool(self, name: object) -> str:
         message = f"unknown tool {name!r}"
