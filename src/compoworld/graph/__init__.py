@@ -1,6 +1,8 @@
-"""The cross-service dependency graph over tools, and its exports."""
+"""The cross-service dependency graph over tools, its exports, and the typed facts an answer
+holds (what can flow into the next call)."""
 
 from compoworld.graph._export import GraphFormat, to_graphml, to_json
+from compoworld.graph._facts import Fact, extract_facts
 from compoworld.graph._graph import (
     DependencyGraph,
     Edge,
@@ -14,10 +16,12 @@ from compoworld.graph._graph import (
 __all__ = [
     "DependencyGraph",
     "Edge",
+    "Fact",
     "GraphFormat",
     "Key",
     "Node",
     "build_graph",
+    "extract_facts",
     "param_key",
     "to_graphml",
     "to_json",
