@@ -27,6 +27,7 @@ def chain(previous: str, change: str) -> str:
     """The next version hash (registered in SQLite as ``cw_chain``)."""
     return hashlib.blake2b(f"{previous}\x00{change}".encode(), digest_size=16).hexdigest()
 
+
 _OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
