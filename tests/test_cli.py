@@ -81,5 +81,7 @@ def test_demo_runs_on_the_embedded_defaults_and_writes_its_artifacts(tmp_path):
     assert sent["data"]["to"] == [customer["email"]]
     openai = json.loads((tmp_path / "openai_tools.json").read_text())
     assert len(openai) == sum(r["tools"] for r in json.loads((tmp_path / "services.json").read_text()))
+    tasks = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
+    assert tasks and all(all(t["verification"].values()) for t in tasks)
     image = (tmp_path / "world.sqlite").read_bytes()
     assert image.startswith(b"SQLite format 3\x00")

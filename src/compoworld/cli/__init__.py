@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.console import Console
 
-from compoworld.cli import _call, _demo, _graph, _services, _types
+from compoworld.cli import _call, _demo, _graph, _services, _tasks, _types
 from compoworld.errors import UserError
 
 __all__ = ["app", "main"]
@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 app.add_typer(_services.app, name="services")
 app.add_typer(_graph.app, name="graph")
+app.add_typer(_tasks.app, name="tasks")
+app.command("generate")(_tasks.generate)
 app.command("call")(_call.call)
 app.command("types")(_types.types)
 app.command("demo")(_demo.demo)

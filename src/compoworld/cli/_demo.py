@@ -1,7 +1,7 @@
 """``compoworld demo``: the pipeline on the embedded defaults (no network, no GPU, no key).
 
-Today the pipeline's built stages are the service runtime and its catalog; the demo grows with
-each stage. It writes its artifacts to ``--out``.
+Catalog → conformance → one world with shared facts → a scripted cross-service walk-through →
+verified tasks. It grows with each stage and writes its artifacts to ``--out``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
@@ -20,6 +21,7 @@ from compoworld.catalog import load_services
 from compoworld.cli._services import summary
 from compoworld.cli._story import chase_overdue_invoice
 from compoworld.service import Environment, check_service, openai_tools
+from compoworld.tasks import GenerationStats, generate_tasks
 from compoworld.types import Person
 
 console = Console()
@@ -117,7 +119,22 @@ def demo(
                       highlight=False)
     _write(out / "story.json", [{"tool": n, "arguments": a, "data": d} for n, a, d in steps])
 
-    console.rule("[bold]5. Calls and envelopes")
+    console.rule("[bold]5. Verified tasks (random walks over the dependency graph)")
+    stats = GenerationStats()
+    tasks = list(generate_tasks(5, seed, stats=stats))
+    (out / "tasks.jsonl").write_bytes(b"".join(t.model_dump_json().encode() + b"\n" for t in tasks))
+    console.print(f"{len(tasks)} verified tasks from {stats.attempts} walks (rejected by gate: "
+                  f"{dict(stats.rejected) or 'none'}); the first one:")
+    if tasks:
+        shown = tasks[0]
+        console.print(f"  [bold]{shown.id}[/] over {', '.join(shown.involved)} "
+                      f"({', '.join(shown.labels.capabilities)})", highlight=False)
+        console.print(f"  {escape(shown.instruction)}", highlight=False)
+        for c in shown.rubric:
+            console.print(f"    {escape(f'[{c.kind}]')} {escape(c.description[:110])}",
+                          highlight=False)
+
+    console.rule("[bold]6. Calls and envelopes")
     first = next(iter(env.tools))
     examples = [(first, {}), (first, {"no_such_argument": 1}),
                 (first.rsplit("_", 1)[0] + "_x", {})]
@@ -135,5 +152,6 @@ def demo(
     console.print(f"{out}/services.json      the catalog summary")
     console.print(f"{out}/openai_tools.json  all {len(env.tools)} tools as OpenAI functions")
     console.print(f"{out}/story.json         the cross-service walk-through, call by call")
+    console.print(f"{out}/tasks.jsonl        verified tasks (compoworld tasks show ID --tasks ...)")
     if failed:
         raise typer.Exit(1)

@@ -22,9 +22,11 @@ class Fact:
         key: What it is: ``("type", "Email")`` or ``("ref", service, entity)``.
         value: The value.
         path: Where it sits, e.g. ``"items.2.email"``.
-        list_path: The innermost list it sits in (``"items"``), or None.
+        list_path: The outermost list it sits in (``"items"``), or None.
         index: Its item's index in that list, or None.
         list_size: How many items that list has (1 means no choice to make).
+        ambiguous: It also sits in an inner list of several items (``items.0.to.1``): picking
+            the outer item does not pick it.
     """
 
     key: Key
@@ -33,6 +35,7 @@ class Fact:
     list_path: str | None = None
     index: int | None = None
     list_size: int = 1
+    ambiguous: bool = False
 
 
 def _key(schema: dict[str, Any], service: str) -> Key | None:
@@ -43,7 +46,10 @@ def _key(schema: dict[str, Any], service: str) -> Key | None:
     return None
 
 
-def _walk(data: Any, schema: Any, service: str, path: str, context: tuple[str | None, int | None, int],
+_Context = tuple[str | None, int | None, int, bool]
+
+
+def _walk(data: Any, schema: Any, service: str, path: str, context: _Context,
           out: list[Fact]) -> None:
     if not isinstance(schema, dict) or data is None:
         return
@@ -61,7 +67,11 @@ def _walk(data: Any, schema: Any, service: str, path: str, context: tuple[str | 
         items = schema.get("items", {})
         for i, item in enumerate(data):
             item_path = f"{path}.{i}" if path else str(i)
-            _walk(item, items, service, item_path, (path or None, i, len(data)), out)
+            if context[0] is None:  # the outermost list: choosing an item picks the fact
+                inner: _Context = (path or None, i, len(data), False)
+            else:
+                inner = (*context[:3], context[3] or len(data) > 1)
+            _walk(item, items, service, item_path, inner, out)
 
 
 def extract_facts(output_schema: dict[str, Any] | None, data: Any, service: str) -> list[Fact]:
@@ -77,5 +87,5 @@ def extract_facts(output_schema: dict[str, Any] | None, data: Any, service: str)
         [(('ref', 'contacts', 'contact'), 'ct_1'), (('type', 'PersonName'), 'Ada Lovelace')]
     """
     out: list[Fact] = []
-    _walk(data, output_schema or {}, service, "", (None, None, 1), out)
+    _walk(data, output_schema or {}, service, "", (None, None, 1, False), out)
     return out

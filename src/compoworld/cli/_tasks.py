@@ -1,0 +1,116 @@
+"""``compoworld generate`` and ``compoworld tasks show``: verified tasks as JSONL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from compoworld.errors import NotFound, UserError
+from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
+from compoworld.tasks._generate import _signature
+
+app = typer.Typer(help="Inspect generated tasks.", no_args_is_help=True)
+console = Console(stderr=True)
+
+
+def read_tasks(path: Path) -> list[Task]:
+    """Tasks of a JSONL file; a truncated last line (an interrupted run) is dropped."""
+    if not path.exists():
+        return []
+    tasks = []
+    lines = path.read_bytes().splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(Task.model_validate_json(line))
+        except ValueError as error:
+            if number == len(lines):
+                break
+            raise UserError(f"{path}:{number} is not a task: {error}") from None
+    return tasks
+
+
+def _range(text: str, option: str) -> tuple[int, int]:
+    try:
+        low, _, high = text.partition("-")
+        return int(low), int(high or low)
+    except ValueError:
+        raise UserError(f"{option} takes a range like 3-6, got {text!r}") from None
+
+
+def generate(
+    tasks: Annotated[int, typer.Option("--tasks", help="How many verified tasks to keep.")] = 20,
+    seed: Annotated[int, typer.Option(help="Seed: same arguments, same file.")] = 0,
+    out: Annotated[Path, typer.Option(help="JSONL file (appended to; a rerun resumes).")] = Path(
+        "out/tasks.jsonl"),
+    walk_length: Annotated[str, typer.Option(help="Steps per task, e.g. 3-6.")] = "3-6",
+    distractors: Annotated[int, typer.Option(help="Distractor services per world.")] = 2,
+    interface: Annotated[str, typer.Option(help="direct or gateway.")] = "direct",
+) -> None:
+    """Generate verified cross-service tasks by random walks over the dependency graph."""
+    low, high = _range(walk_length, "--walk-length")
+    if interface not in ("direct", "gateway"):
+        raise UserError(f"--interface must be 'direct' or 'gateway', got {interface!r}")
+    settings = GenerationSettings(min_steps=low, max_steps=high, distractors=distractors,
+                                  interface="direct" if interface == "direct" else "gateway")
+    done = read_tasks(out)
+    if any(t.seed != seed for t in done):
+        raise UserError(f"{out} holds tasks of another seed; choose another --out")
+    good = b"".join(t.model_dump_json().encode() + b"\n" for t in done)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(good)  # drops a line an interrupted run left half-written
+    start = max((t.provenance["attempt"] for t in done), default=-1) + 1
+    seen = {_signature(t.plan) for t in done}
+    stats = GenerationStats()
+    with Progress(TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+                  console=console) as progress:
+        bar = progress.add_task("tasks", total=tasks, completed=len(done), detail="")
+        with out.open("ab") as sink:
+            for task in generate_tasks(tasks - len(done), seed, settings, start_attempt=start,
+                                       stats=stats, seen=seen):
+                sink.write(task.model_dump_json().encode() + b"\n")
+                sink.flush()
+                rejected = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejected.items()))
+                progress.update(bar, advance=1,
+                                detail=f"{stats.attempts} walks, rejected: {rejected or 'none'}")
+    kept = len(done) + stats.kept
+    console.print(f"{kept} tasks in {out} ({stats.kept} new from {stats.attempts} walks, "
+                  f"yield {stats.yield_rate:.0%}; rejected by gate: {dict(stats.rejected)})")
+
+
+@app.command("show")
+def show(task_id: Annotated[str, typer.Argument(help="Task id, e.g. t0-000003.")],
+         tasks: Annotated[Path, typer.Option("--tasks", help="JSONL file.")] = Path(
+             "out/tasks.jsonl"),
+         json: Annotated[bool, typer.Option("--json", help="Print the task as JSON.")] = False,
+         ) -> None:
+    """Show one task readably: instruction, plan, rubric, gates."""
+    found = {t.id: t for t in read_tasks(tasks)}
+    if task_id not in found:
+        raise NotFound("task", task_id, found)
+    task = found[task_id]
+    if json:
+        typer.echo(orjson.dumps(task.model_dump(), option=orjson.OPT_INDENT_2).decode())
+        return
+    out = Console()
+    out.print(f"[bold]{task.id}[/]  {', '.join(task.labels.capabilities)}  "
+              f"services {', '.join(task.involved)} (+ distractors "
+              f"{', '.join(task.distractors) or 'none'})  interface {task.interface}")
+    out.print(f"\n[bold]Instruction[/]\n{task.instruction}\n", highlight=False)
+    out.print("[bold]Reference plan[/]")
+    for i, step in enumerate(task.plan, start=1):
+        args = orjson.dumps(step.arguments).decode()
+        out.print(f"  {i}. {step.tool}({args[:120]})", highlight=False)
+    out.print("\n[bold]Rubric[/]")
+    for c in task.rubric:
+        out.print(f"  {escape(f'[{c.kind}]')} {escape(c.description[:150])}", highlight=False)
+    gates = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in task.verification.items())
+    out.print(f"\n[bold]Gates[/] {gates}")

@@ -1,0 +1,27 @@
+"""Tasks: executed random walks over the cross-service graph, with rubric, instruction and
+verification gates. (First version: see docs/design-tasks.md for what is still to come.)"""
+
+from compoworld.tasks._generate import (
+    GenerationSettings,
+    GenerationStats,
+    generate_task,
+    generate_tasks,
+)
+from compoworld.tasks._model import ArgSource, Criterion, Labels, Selection, Step, Task
+from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
+
+__all__ = [
+    "ArgSource",
+    "Criterion",
+    "CriterionResult",
+    "GenerationSettings",
+    "GenerationStats",
+    "Labels",
+    "Selection",
+    "Step",
+    "Task",
+    "generate_task",
+    "generate_tasks",
+    "rows_by_id",
+    "score",
+]

@@ -1,0 +1,198 @@
+"""Generating verified tasks: walk, replay on the task's own world, rubric, instruction, gates."""
+
+from __future__ import annotations
+
+import random
+import typing
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from faker import Faker
+
+from compoworld.catalog import load_service, load_services, service_names
+from compoworld.graph import DependencyGraph, build_graph
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._instruction import instruction, leaked, system_prompt
+from compoworld.tasks._model import Capability, Criterion, Labels, Step, Task
+from compoworld.tasks._rubric import Rows, answer_criterion, rows_by_id, score, state_criteria
+from compoworld.tasks._walk import walk
+from compoworld.types import derive_seed
+from compoworld.world import Interface, World, compose
+
+GENERATOR_VERSION = "walk-v0"
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """What shapes the tasks: walk length, distractors, interface."""
+
+    min_steps: int = 3
+    max_steps: int = 6
+    distractors: int = 2
+    interface: Interface = "direct"
+
+
+@dataclass
+class GenerationStats:
+    """Walks attempted, tasks kept, and rejections per gate."""
+
+    attempts: int = 0
+    kept: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def yield_rate(self) -> float:
+        return self.kept / self.attempts if self.attempts else 0.0
+
+
+@lru_cache(maxsize=4)
+def _catalog_world(seed: int) -> tuple[World, DependencyGraph]:
+    names = service_names()
+    return compose(names, seed=seed), build_graph(load_services(names))
+
+
+def _replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[object]:
+    """Run the plan's calls again (all but ``skip``); returns the answers' data."""
+    outputs = []
+    for i, step in enumerate(plan):
+        if i == skip:
+            continue
+        envelope = env.call(step.tool, step.arguments)
+        outputs.append(envelope.get("data") if envelope["success"] else envelope)
+    return outputs
+
+
+def _signature(plan: list[Step]) -> tuple[object, ...]:
+    return tuple((s.tool, tuple(sorted((k, v.kind, v.step) for k, v in s.sources.items())))
+                 for s in plan)
+
+
+def _capabilities(plan: list[Step]) -> list[Capability]:
+    found: set[Capability] = set()
+    for step in plan:
+        service = step.tool.split(SEPARATOR, 1)[0]
+        for source in step.sources.values():
+            if source.kind != "step" or source.step is None:
+                continue
+            found.add("sequential-dependency")
+            if plan[source.step].tool.split(SEPARATOR, 1)[0] != service:
+                found.add("cross-env-constraint")
+            if source.selection is not None:
+                found.add("ranked-selection")
+    return [c for c in typing.get_args(Capability) if c in found]
+
+
+def generate_task(seed: int, attempt: int, settings: GenerationSettings,
+                  seen: set[tuple[object, ...]] | None = None) -> Task | str:
+    """One attempt: a verified :class:`Task`, or the name of the gate that rejected it."""
+    rng = random.Random(derive_seed(seed, "task", attempt))
+    fake = Faker("en_US")
+    fake.seed_instance(derive_seed(seed, "task-text", attempt))
+    template, graph = _catalog_world(seed)
+    walked = walk(template.fork(), graph, rng, fake, rng.randint(settings.min_steps,
+                                                                 settings.max_steps))
+    if walked is None:
+        return "walk"
+    plan = walked.steps
+    involved = list(dict.fromkeys(walked.services))
+    world = compose(involved, distractors=settings.distractors, seed=seed,
+                    interface=settings.interface)
+    initial = rows_by_id(world.env)
+
+    # Replay on the task's own world, building state criteria from each write's effect.
+    env = world.fork().env
+    rubric: list[Criterion] = []
+    for i, step in enumerate(plan):
+        before = rows_by_id(env) if env.tools[step.tool].kind == "write" else None
+        envelope = env.call(step.tool, step.arguments)
+        if not envelope["success"] or envelope["data"] != step.output:
+            return "replay"
+        if before is not None:
+            rubric.extend(state_criteria(i, step, before, rows_by_id(env), env))
+    writes = sorted({s.tool for s in plan if env.tools[s.tool].kind == "write"})
+    answer = answer_criterion(plan[-1], env) if env.tools[plan[-1].tool].kind == "read" else None
+    if answer is not None:
+        rubric.append(answer)
+    if not any(c.kind in ("state", "answer") for c in rubric):
+        return "rubric"
+    rubric += [Criterion(id=f"call-{t}", kind="call", tool=t, description=f"{t} is called")
+               for t in writes]
+    changed = sorted({c.table for c in rubric if c.table})
+    rubric.append(Criterion(id="no-collateral", kind="no_collateral", tables=changed,
+                            description="no other records change"))
+
+    text = instruction(plan, env, answer)
+    verification = _verify(world, plan, rubric, initial, env, text, answer)
+    failed = [gate for gate, ok in verification.items() if not ok]
+    if failed:
+        return failed[0]
+    signature = _signature(plan)
+    if seen is not None:
+        if signature in seen:
+            return "duplicate"
+        seen.add(signature)
+    services = [load_service(n) for n in involved]
+    return Task(
+        id=f"t{seed}-{attempt:06d}", seed=seed, involved=involved,
+        distractors=list(world.distractors), interface=settings.interface,
+        today=world.today.isoformat(), system_prompt=system_prompt(world.today.isoformat()),
+        instruction=text, plan=plan, rubric=rubric,
+        labels=Labels(domain="+".join(sorted({s.domain for s in services})),
+                      capabilities=_capabilities(plan), services=involved),
+        verification={**verification, "not_duplicate": True},
+        provenance={"generator": GENERATOR_VERSION, "attempt": attempt,
+                    "steps": len(plan), "min_steps": settings.min_steps,
+                    "max_steps": settings.max_steps},
+    )
+
+
+def _verify(world: World, plan: list[Step], rubric: list[Criterion], initial: Rows,
+            reference: Environment, text: str, answer: Criterion | None) -> dict[str, bool]:
+    """The gates: reference passes, doing nothing fails, each state criterion needs its step,
+    nothing leaks, and the plan replays identically."""
+    message = " ".join(str(v) for v in (answer.values if answer else []))
+    calls = [s.tool for s in plan]
+    passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
+    idle = world.fork().env
+    does_nothing_fail = not all(r.passed for r in score(rubric, initial, idle, "", []))
+    needed = True
+    for criterion in (c for c in rubric if c.kind == "state"):
+        step_index = int(criterion.id.split("-", 1)[0][1:])
+        ablated = world.fork().env
+        _replay(ablated, plan, skip=step_index)
+        result = score([criterion], initial, ablated, message, calls)[0]
+        needed = needed and not result.passed
+    again = world.fork().env
+    replays = _replay(again, plan) == [s.output for s in plan] and (
+        again.digest() == reference.digest())
+    return {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
+            "steps_needed": needed, "no_leak": not leaked(text, plan), "replays": replays}
+
+
+def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = None, *,
+                   start_attempt: int = 0, stats: GenerationStats | None = None,
+                   seen: set[tuple[object, ...]] | None = None,
+                   max_attempts: int | None = None) -> Iterator[Task]:
+    """Yield up to ``n`` verified tasks, attempt by attempt from ``start_attempt``.
+
+    Deterministic: attempt ``i`` of seed ``s`` always gives the same task (or rejection), so a
+    run can resume from the last attempt it wrote.
+    """
+    settings = settings or GenerationSettings()
+    stats = stats if stats is not None else GenerationStats()
+    seen = seen if seen is not None else set()
+    limit = max_attempts if max_attempts is not None else max(20, n * 10)
+    attempt = start_attempt
+    kept = 0
+    while kept < n and attempt - start_attempt < limit:
+        outcome = generate_task(seed, attempt, settings, seen)
+        stats.attempts += 1
+        attempt += 1
+        if isinstance(outcome, str):
+            stats.rejected[outcome] += 1
+            continue
+        stats.kept += 1
+        kept += 1
+        yield outcome

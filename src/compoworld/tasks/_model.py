@@ -1,0 +1,86 @@
+"""Tasks as data: the executed reference plan, the rubric, the instruction, the gates."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Capability = Literal["sequential-dependency", "cross-env-constraint", "ranked-selection"]
+CriterionKind = Literal["state", "answer", "call", "no_collateral"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Selection(_Model):
+    """How one item of a list answer is chosen: the one with the max/min ``by``."""
+
+    by: str
+    order: Literal["max", "min"]
+
+
+class ArgSource(_Model):
+    """Where an argument's value comes from: the user states it, or an earlier step's answer."""
+
+    kind: Literal["user", "step"]
+    step: int | None = None
+    path: str | None = None
+    semantic: str | None = None
+    selection: Selection | None = None
+
+
+class Step(_Model):
+    """One executed call of the reference plan."""
+
+    tool: str
+    arguments: dict[str, Any]
+    sources: dict[str, ArgSource]
+    output: Any
+
+
+class Criterion(_Model):
+    """One programmatic check of the rubric.
+
+    ``state``: a record of ``table`` matching ``match`` exists (``record_id`` set: that record
+    has those fields); ``answer``: the final message contains each of ``values`` (compared
+    after normalizing by ``semantic``); ``call``: ``tool`` was called; ``no_collateral``: no
+    record outside ``tables`` changed.
+    """
+
+    id: str
+    kind: CriterionKind
+    description: str
+    weight: float = 1.0
+    table: str | None = None
+    match: dict[str, Any] = {}
+    record_id: str | None = None
+    values: list[Any] = []
+    semantic: str | None = None
+    tool: str | None = None
+    tables: list[str] = []
+
+
+class Labels(_Model):
+    domain: str
+    capabilities: list[Capability]
+    services: list[str]
+
+
+class Task(_Model):
+    """A verified task: a world to build, what to ask, how to check it, and how it was made."""
+
+    id: str
+    seed: int
+    involved: list[str]
+    distractors: list[str]
+    interface: Literal["direct", "gateway"]
+    today: str
+    system_prompt: str
+    instruction: str
+    plan: list[Step]
+    rubric: list[Criterion]
+    labels: Labels
+    verification: dict[str, bool]
+    provenance: dict[str, Any]

@@ -1,0 +1,133 @@
+"""The rubric of a task, built from its executed plan, and scoring a finished episode on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from compoworld.graph import extract_facts
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._model import Criterion, Step
+from compoworld.tasks._walk import strong
+from compoworld.types import get_type
+
+Rows = dict[str, dict[str, dict[str, Any]]]
+"""table → id → record."""
+
+
+def rows_by_id(env: Environment) -> Rows:
+    return {table: {r["id"]: r for r in records} for table, records in env.rows().items()}
+
+
+def _column_semantics(env: Environment, table: str) -> dict[str, str | None]:
+    service, entity = table.split(SEPARATOR, 1)
+    return {c.name: c.semantic for c in env.services[service].tables[entity].columns}
+
+
+def _same(semantic: str | None, a: Any, b: Any) -> bool:
+    if semantic and semantic != "Ref":
+        normalize = get_type(semantic).normalize
+        return bool(normalize(a) == normalize(b))
+    return bool(a == b)
+
+
+def state_criteria(step_index: int, step: Step, before: Rows, after: Rows,
+                   env: Environment) -> list[Criterion]:
+    """What a write step changed, as checks: records created (matched on the values the step
+    was given) and records changed (their id and new values)."""
+    criteria: list[Criterion] = []
+    given = {repr(v) for v in step.arguments.values()} | {
+        repr(item) for v in step.arguments.values() if isinstance(v, list) for item in v}
+    for table in sorted(after):
+        old, new = before.get(table, {}), after[table]
+        for record_id in sorted(set(new) - set(old)):
+            record = new[record_id]
+            match = {k: v for k, v in record.items() if k != "id" and repr(v) in given}
+            if match:
+                criteria.append(Criterion(
+                    id=f"s{step_index}-{table}-new", kind="state", table=table, match=match,
+                    description=f"a new {table.split(SEPARATOR)[1]} record in "
+                                f"{table.split(SEPARATOR)[0]} with " + ", ".join(
+                                    f"{k}={v!r}" for k, v in sorted(match.items()))))
+        for record_id in sorted(set(new) & set(old)):
+            changed = {k: v for k, v in new[record_id].items() if old[record_id].get(k) != v}
+            if changed:
+                criteria.append(Criterion(
+                    id=f"s{step_index}-{table}-{record_id}", kind="state", table=table,
+                    record_id=record_id, match=changed,
+                    description=f"{table.split(SEPARATOR)[1]} {record_id} in "
+                                f"{table.split(SEPARATOR)[0]} has " + ", ".join(
+                                    f"{k}={v!r}" for k, v in sorted(changed.items()))))
+    return criteria
+
+
+def answer_criterion(step: Step, env: Environment) -> Criterion | None:
+    """For a plan that ends on a read: the value of its answer the user asks to be told."""
+    tool = env.tools[step.tool]
+    service = step.tool.split(SEPARATOR, 1)[0]
+    for fact in extract_facts(tool.output_schema, step.output, service):
+        key = fact.key
+        if (fact.list_path is None and key[0] == "type" and strong(key)
+                and get_type(key[1]).knowable and key[1] not in ("PersonName", "CompanyName")):
+            return Criterion(id="answer", kind="answer", values=[fact.value], semantic=key[1],
+                             description=f"the final answer states the {key[1]} "
+                                         f"({fact.path}) found by {step.tool}")
+    return None
+
+
+@dataclass(frozen=True)
+class CriterionResult:
+    id: str
+    passed: bool
+    reason: str
+
+
+def _record_matches(record: dict[str, Any], match: dict[str, Any],
+                    semantics: dict[str, str | None]) -> bool:
+    return all(k in record and _same(semantics.get(k), record[k], v) for k, v in match.items())
+
+
+def _mentions(message: str, value: Any, semantic: str | None) -> bool:
+    text = " ".join(message.casefold().split())
+    candidates = {str(value).casefold()}
+    if isinstance(value, float):
+        candidates |= {f"{value:.2f}", f"{value:,.2f}", f"{value:g}"}
+    if any(c in text for c in candidates):
+        return True
+    if semantic:  # e.g. a phone written another way: compare normalized tokens
+        normalize = get_type(semantic).normalize
+        target = normalize(value)
+        return any(normalize(token) == target for token in message.replace(",", " ").split())
+    return False
+
+
+def score(rubric: list[Criterion], initial: Rows, env: Environment, final_message: str,
+          calls: list[str]) -> list[CriterionResult]:
+    """Each criterion of ``rubric``, passed or not (with why), on a finished episode."""
+    final = rows_by_id(env)
+    results = []
+    for c in rubric:
+        if c.kind == "state":
+            assert c.table is not None
+            semantics = _column_semantics(env, c.table)
+            records = final.get(c.table, {})
+            if c.record_id is not None:
+                record = records.get(c.record_id)
+                passed = record is not None and _record_matches(record, c.match, semantics)
+            else:
+                passed = any(_record_matches(r, c.match, semantics)
+                             for i, r in records.items() if i not in initial.get(c.table, {}))
+            reason = "found" if passed else "no record matches"
+        elif c.kind == "answer":
+            passed = all(_mentions(final_message, v, c.semantic) for v in c.values)
+            reason = "stated" if passed else f"the answer does not state {c.values!r}"
+        elif c.kind == "call":
+            passed = c.tool in calls
+            reason = "called" if passed else f"{c.tool} was never called"
+        else:  # no_collateral
+            touched = sorted(t for t in final if final[t] != initial.get(t, {})
+                             and t not in c.tables)
+            passed = not touched
+            reason = "nothing else changed" if passed else f"also changed: {', '.join(touched)}"
+        results.append(CriterionResult(c.id, passed, reason))
+    return results

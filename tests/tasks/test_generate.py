@@ -1,0 +1,89 @@
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from compoworld.cli import app
+from compoworld.tasks import GenerationStats, Task, generate_tasks, rows_by_id, score
+from compoworld.world import compose
+
+
+@pytest.fixture(scope="module")
+def tasks() -> list[Task]:
+    return list(generate_tasks(6, seed=0))
+
+
+def test_tasks_are_verified_cross_service_walks(tasks):
+    assert len(tasks) == 6
+    for task in tasks:
+        assert all(task.verification.values()), task.verification
+        assert len(task.involved) >= 2 and len(task.plan) >= 2
+        assert "sequential-dependency" in task.labels.capabilities
+        assert any(c.kind in ("state", "answer") for c in task.rubric)
+        assert not set(task.involved) & set(task.distractors)
+        # Every step after the first uses something an earlier step found.
+        for step in task.plan[1:]:
+            assert any(s.kind == "step" for s in step.sources.values())
+
+
+def test_generation_is_deterministic(tasks):
+    again = list(generate_tasks(6, seed=0))
+    assert [t.model_dump_json() for t in again] == [t.model_dump_json() for t in tasks]
+    other = list(generate_tasks(2, seed=1))
+    assert other[0].model_dump_json() != tasks[0].model_dump_json()
+
+
+def test_the_reference_plan_scores_full_and_doing_nothing_does_not(tasks):
+    for task in tasks:
+        world = compose(task.involved, distractors=len(task.distractors), seed=task.seed)
+        initial = rows_by_id(world.env)
+        idle = score(task.rubric, initial, world.fork().env, "", [])
+        assert not all(r.passed for r in idle)
+        env = world.fork().env
+        for step in task.plan:
+            assert env.call(step.tool, step.arguments)["success"]
+        answer = " ".join(str(v) for c in task.rubric if c.kind == "answer" for v in c.values)
+        results = score(task.rubric, initial, env, answer, [s.tool for s in task.plan])
+        assert all(r.passed for r in results), [r for r in results if not r.passed]
+
+
+def test_instructions_state_what_the_user_knows_and_hide_what_must_be_found(tasks):
+    for task in tasks:
+        text = task.instruction.casefold()
+        for step in task.plan:
+            for name, source in step.sources.items():
+                value = step.arguments[name]
+                values = value if isinstance(value, list) else [value]
+                if source.kind == "user":
+                    assert all(str(v).casefold() in text for v in values)
+        ids = [v for step in task.plan for n, s in step.sources.items() if s.kind == "step"
+               for v in (step.arguments[n] if isinstance(step.arguments[n], list)
+                         else [step.arguments[n]]) if isinstance(v, str) and "_" in v]
+        assert all(i.casefold() not in text for i in ids)
+
+
+def test_rejections_are_counted_per_gate():
+    stats = GenerationStats()
+    list(generate_tasks(3, seed=2, stats=stats))
+    assert stats.kept == 3 and stats.attempts >= 3
+    assert stats.attempts == stats.kept + sum(stats.rejected.values())
+
+
+def test_cli_generate_resumes_without_loss_or_duplicates(tmp_path):
+    runner = CliRunner()
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    assert runner.invoke(app, ["generate", "--tasks", "4", "--seed", "3", "--out", str(whole)]
+                         ).exit_code == 0
+    runner.invoke(app, ["generate", "--tasks", "2", "--seed", "3", "--out", str(parts)])
+    with parts.open("ab") as f:  # an interrupted run leaves half a line
+        f.write(whole.read_bytes().splitlines()[2][:50])
+    result = runner.invoke(app, ["generate", "--tasks", "4", "--seed", "3", "--out", str(parts)])
+    assert result.exit_code == 0, result.output
+    assert parts.read_bytes() == whole.read_bytes()
+    ids = [json.loads(line)["id"] for line in whole.read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 4
+    shown = runner.invoke(app, ["tasks", "show", ids[0], "--tasks", str(whole)])
+    assert shown.exit_code == 0 and "Instruction" in shown.stdout
+    assert "[state]" in shown.stdout or "[answer]" in shown.stdout
+    wrong = runner.invoke(app, ["tasks", "show", "t3-9", "--tasks", str(whole)])
+    assert wrong.exit_code != 0
