@@ -185,3 +185,20 @@ def test_reset_returns_to_the_initial_state_whatever_happened_in_the_episode(toy
         assert env.call("toy__add_entry", {"owner_id": oid, "amount": 5})["success"]
         env.reset()
     assert env.snapshot() == initial
+
+
+def test_restrict_gives_the_state_a_fresh_build_would_have(toy):
+    from compoworld.errors import NotFound
+
+    contacts = load_service("contacts")
+    both = Environment([toy, contacts], seed=4)
+    cut = both.restrict(["contacts"])
+    fresh = Environment([contacts], seed=4)
+    assert cut.rows() == fresh.rows() and list(cut.tools) == list(fresh.tools)
+    assert cut.db("contacts").digest() == fresh.db("contacts").digest()
+    assert cut.call("toy__get_owner", {"owner_id": "x"})["error"]["code"] == 404
+    with pytest.raises(NotFound):
+        both.restrict(["contact"])
+    cut.call("contacts__create_group", {"name": "Only in the cut"})
+    cut.reset()
+    assert cut.rows() == fresh.rows()

@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -41,6 +42,12 @@ class ToolFailure:
 
 def qualified_name(service: str, tool: str) -> str:
     return f"{service}{SEPARATOR}{tool}"
+
+
+@lru_cache(maxsize=16)
+def _shared_pool(seed: int, today: date) -> Pool:
+    """One pool per (seed, today): worlds of the same seed share their people (~60 ms saved)."""
+    return Pool(seed, today=today)
 
 
 def _connect() -> sqlite3.Connection:
@@ -99,7 +106,7 @@ class Environment:
         if duplicates:
             raise UserError(f"services mounted twice: {', '.join(map(repr, duplicates))}")
         self.seed = seed
-        self.pool = pool or Pool(seed, today=today or DEFAULT_TODAY)
+        self.pool = pool or _shared_pool(seed, today or DEFAULT_TODAY)
         self.today = today or self.pool.today
         self.services: dict[str, Service] = {s.name: s for s in services}
         self.tools: dict[str, Tool] = {
@@ -156,6 +163,37 @@ class Environment:
         other.failures = []
         other.simulator = self.simulator
         other._simulated = []
+        other._begin_episode(at_initial=True)
+        return other
+
+    def restrict(self, names: Sequence[str]) -> Environment:
+        """A new environment of some of this one's services, in their initial state.
+
+        Services seed the same whatever else is mounted, so dropping the others' tables gives
+        the state a fresh build of ``names`` would have — in milliseconds instead of seeding.
+        """
+        for name in names:
+            self.db(name)  # NotFound with suggestions for a typo
+        conn = _connect()
+        conn.deserialize(self._image)
+        conn.execute("PRAGMA foreign_keys = OFF")
+        for name, service in self.services.items():
+            if name in names:
+                continue
+            for table in service.tables.values():
+                conn.execute(f'DROP TABLE "{table.name}"')
+                conn.execute(f"DELETE FROM {SEQUENCE_TABLE} WHERE name = ?", (table.name,))
+            conn.execute(f"DELETE FROM {VERSION_TABLE} WHERE service = ?", (name,))
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA foreign_keys = ON")
+        other = object.__new__(Environment)
+        other.seed, other.pool, other.today = self.seed, self.pool, self.today
+        other.services = {n: s for n, s in self.services.items() if n in names}
+        other.tools = {n: t for n, t in self.tools.items()
+                       if n.split(SEPARATOR, 1)[0] in other.services}
+        other._conn, other._image = conn, conn.serialize()
+        other._dbs = other._make_dbs()
+        other.failures, other.simulator, other._simulated = [], self.simulator, []
         other._begin_episode(at_initial=True)
         return other
 

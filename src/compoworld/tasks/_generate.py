@@ -16,7 +16,14 @@ from compoworld.graph import DependencyGraph, build_graph
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._instruction import instruction, leaked, system_prompt
 from compoworld.tasks._model import Capability, Criterion, Labels, Step, Task
-from compoworld.tasks._rubric import Rows, answer_criterion, rows_by_id, score, state_criteria
+from compoworld.tasks._rubric import (
+    Rows,
+    answer_criterion,
+    rows_by_id,
+    score,
+    state_criteria,
+    versions,
+)
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
 from compoworld.world import Interface, World, compose
@@ -100,17 +107,19 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
     world = compose(involved, distractors=settings.distractors, seed=seed,
                     interface=settings.interface)
     initial = rows_by_id(world.env)
+    start = versions(world.env)
 
     # Replay on the task's own world, building state criteria from each write's effect.
     env = world.fork().env
     rubric: list[Criterion] = []
     for i, step in enumerate(plan):
-        before = rows_by_id(env) if env.tools[step.tool].kind == "write" else None
+        service = [step.tool.split(SEPARATOR, 1)[0]]
+        before = rows_by_id(env, service) if env.tools[step.tool].kind == "write" else None
         envelope = env.call(step.tool, step.arguments)
         if not envelope["success"] or envelope["data"] != step.output:
             return "replay"
         if before is not None:
-            rubric.extend(state_criteria(i, step, before, rows_by_id(env), env))
+            rubric.extend(state_criteria(i, step, before, rows_by_id(env, service), env))
     writes = sorted({s.tool for s in plan if env.tools[s.tool].kind == "write"})
     answer = answer_criterion(plan[-1], env) if env.tools[plan[-1].tool].kind == "read" else None
     if answer is not None:
@@ -124,7 +133,7 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
                             description="no other records change"))
 
     text = instruction(plan, env, answer)
-    verification = _verify(world, plan, rubric, initial, env, text, answer)
+    verification = _verify(world, plan, rubric, initial, start, env, text, answer)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0]
@@ -149,20 +158,21 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
 
 
 def _verify(world: World, plan: list[Step], rubric: list[Criterion], initial: Rows,
-            reference: Environment, text: str, answer: Criterion | None) -> dict[str, bool]:
+            start: dict[str, str], reference: Environment, text: str,
+            answer: Criterion | None) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
     nothing leaks, and the plan replays identically."""
     message = " ".join(str(v) for v in (answer.values if answer else []))
     calls = [s.tool for s in plan]
-    passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
+    passes = all(r.passed for r in score(rubric, initial, reference, message, calls, start))
     idle = world.fork().env
-    does_nothing_fail = not all(r.passed for r in score(rubric, initial, idle, "", []))
+    does_nothing_fail = not all(r.passed for r in score(rubric, initial, idle, "", [], start))
     needed = True
     for criterion in (c for c in rubric if c.kind == "state"):
         step_index = int(criterion.id.split("-", 1)[0][1:])
         ablated = world.fork().env
         _replay(ablated, plan, skip=step_index)
-        result = score([criterion], initial, ablated, message, calls)[0]
+        result = score([criterion], initial, ablated, message, calls, start)[0]
         needed = needed and not result.passed
     again = world.fork().env
     replays = _replay(again, plan) == [s.output for s in plan] and (

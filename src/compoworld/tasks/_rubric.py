@@ -15,8 +15,19 @@ Rows = dict[str, dict[str, dict[str, Any]]]
 """table → id → record."""
 
 
-def rows_by_id(env: Environment) -> Rows:
-    return {table: {r["id"]: r for r in records} for table, records in env.rows().items()}
+def rows_by_id(env: Environment, services: list[str] | None = None) -> Rows:
+    """Records by table and id, for ``services`` (default: every mounted one)."""
+    out: Rows = {}
+    for name in services if services is not None else list(env.services):
+        db = env.db(name)
+        for entity, table in env.services[name].tables.items():
+            out[table.name] = {r["id"]: r for r in db.select(entity)}
+    return out
+
+
+def versions(env: Environment) -> dict[str, str]:
+    """Each mounted service's version (it changes with every write to its records)."""
+    return {name: env.db(name).digest() for name in env.services}
 
 
 def _column_semantics(env: Environment, table: str) -> dict[str, str | None]:
@@ -102,9 +113,17 @@ def _mentions(message: str, value: Any, semantic: str | None) -> bool:
 
 
 def score(rubric: list[Criterion], initial: Rows, env: Environment, final_message: str,
-          calls: list[str]) -> list[CriterionResult]:
-    """Each criterion of ``rubric``, passed or not (with why), on a finished episode."""
-    final = rows_by_id(env)
+          calls: list[str], initial_versions: dict[str, str] | None = None
+          ) -> list[CriterionResult]:
+    """Each criterion of ``rubric``, passed or not (with why), on a finished episode.
+
+    With ``initial_versions``, only the services whose version moved are read back.
+    """
+    if initial_versions is None:
+        final = rows_by_id(env)
+    else:
+        now = versions(env)
+        final = {**initial, **rows_by_id(env, [s for s in now if now[s] != initial_versions[s]])}
     results = []
     for c in rubric:
         if c.kind == "state":

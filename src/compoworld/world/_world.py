@@ -86,10 +86,16 @@ class World:
         self.env.reset()
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=4)
+def _catalog(seed: int, today: date) -> Environment:
+    """Every catalog service, seeded: the state every world of this seed is cut from."""
+    return Environment([load_service(n) for n in service_names()], seed=seed, today=today)
+
+
+@lru_cache(maxsize=64)
 def _seeded(names: tuple[str, ...], seed: int, today: date) -> Environment:
-    """The seeded environment of a service set; built once, then forked (fast)."""
-    return Environment([load_service(n) for n in names], seed=seed, today=today)
+    """The seeded environment of a service set: cut from the catalog's, then forked (fast)."""
+    return _catalog(seed, today).restrict(names)
 
 
 def _names(services: Sequence[str | Service]) -> list[str]:
