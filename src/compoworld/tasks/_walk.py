@@ -121,6 +121,11 @@ def _sortable(value: Any) -> bool:
                                                and value[4:5] == "-" and value[:4].isdigit())
 
 
+def _record_of(known: _Known) -> tuple[int, str]:
+    """(step, path of the record holding the fact): ``items.2.email`` → (step, "items.2")."""
+    return known.step, known.fact.path.rpartition(".")[0]
+
+
 def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
           fake: Faker) -> tuple[dict[str, Any], dict[str, ArgSource]] | None:
     """Arguments for ``tool``: from earlier answers where the types match, else from the user.
@@ -128,12 +133,16 @@ def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
     service = name.split(SEPARATOR, 1)[0]
     arguments: dict[str, Any] = {}
     sources: dict[str, ArgSource] = {}
+    anchor: tuple[int, str] | None = None  # the record the first step-sourced value came from
     for param in tool.params:
         key = param_key(param, service)
         usable = [k for k in walk.known if strong(key) and k.fact.key == key
                   and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)]
         if usable and (param.required or rng.random() < 0.5):
-            chosen = max(usable, key=lambda k: (k.service != service, k.step, -len(k.fact.path)))
+            # Values about one thing come from one record: a name and an email of one person.
+            chosen = max(usable, key=lambda k: (_record_of(k) == anchor, k.service != service,
+                                                k.step, -len(k.fact.path)))
+            anchor = anchor or _record_of(chosen)
             value = chosen.fact.value
             arguments[param.name] = [value] if _is_list(param) else value
             assert key is not None
