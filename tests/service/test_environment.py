@@ -202,3 +202,20 @@ def test_restrict_gives_the_state_a_fresh_build_would_have(toy):
     cut.call("contacts__create_group", {"name": "Only in the cut"})
     cut.reset()
     assert cut.rows() == fresh.rows()
+
+
+def test_the_journal_records_every_change_and_forgets_failed_calls(toy):
+    env = Environment([toy], seed=1)
+    oid = owner_id(env)
+    assert env.changes() == []
+    added = env.call("toy__add_entry", {"owner_id": oid, "amount": 7})["data"]
+    refused = env.call("toy__add_entry", {"owner_id": oid, "amount": 5000})  # writes, then 422
+    assert refused["error"]["code"] == 422
+    changes = env.changes()
+    assert changes is not None and len(changes) == 1
+    assert (changes[0].table, changes[0].record_id) == ("toy__entry", added["id"])
+    assert changes[0].before is None and changes[0].after == added
+    env.reset()
+    assert env.changes() == []
+    env.restore(env.snapshot())
+    assert env.changes() is None  # after a restore, what changed is unknown

@@ -4,7 +4,7 @@ import pytest
 from typer.testing import CliRunner
 
 from compoworld.cli import app
-from compoworld.tasks import GenerationStats, Task, generate_tasks, rows_by_id, score
+from compoworld.tasks import GenerationStats, Task, generate_tasks, score
 from compoworld.world import compose
 
 
@@ -36,7 +36,7 @@ def test_generation_is_deterministic(tasks):
 def test_the_reference_plan_scores_full_and_doing_nothing_does_not(tasks):
     for task in tasks:
         world = compose(task.involved, distractors=len(task.distractors), seed=task.seed)
-        initial = rows_by_id(world.env)
+        initial = world.env
         idle = score(task.rubric, initial, world.fork().env, "", [])
         assert not all(r.passed for r in idle)
         env = world.fork().env

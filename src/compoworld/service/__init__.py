@@ -12,7 +12,7 @@ qualified name; every call returns an envelope and a failed call leaves no trace
 """
 
 from compoworld.service._check import CheckReport, check_service
-from compoworld.service._db import Db, Table
+from compoworld.service._db import Change, Db, Table
 from compoworld.service._engine import build_service
 from compoworld.service._entity import Column, Entity, Page, Result
 from compoworld.service._envelope import Envelope
@@ -34,6 +34,7 @@ from compoworld.service._tool import Param, Tool, ToolKind
 
 __all__ = [
     "SEPARATOR",
+    "Change",
     "CheckReport",
     "Column",
     "Db",

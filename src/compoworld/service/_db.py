@@ -32,6 +32,17 @@ _OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "
 
 
 @dataclass(frozen=True)
+class Change:
+    """One record written through a :class:`Db`: its table, id, and the record before and
+    after (None before an insert, None after a delete)."""
+
+    table: str
+    record_id: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class Table:
     """One entity of one service, compiled to SQL."""
 
@@ -121,12 +132,14 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_tables", "now", "service", "today")
+    __slots__ = ("_conn", "_journal", "_tables", "now", "service", "today")
 
     def __init__(
-        self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date
+        self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date,
+        journal: list[Change] | None = None,
     ) -> None:
         self._conn = conn
+        self._journal = journal
         self._tables = tables
         self.service = service
         self.today = today
@@ -250,11 +263,15 @@ class Db:
                                  (self.service,)).fetchone()
         return str(row[0])
 
-    def _changed(self, op: str, table: Table, record_id: str, payload: Any = None) -> None:
-        change = f"{op}\x00{table.name}\x00{record_id}\x00" + orjson.dumps(
-            payload, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    def _changed(self, table: Table, record_id: str, before: dict[str, Any] | None,
+                 after: dict[str, Any] | None) -> None:
+        """Advance the service's version and note the change in the journal."""
+        change = f"{table.name}\x00{record_id}\x00" + orjson.dumps(
+            after, option=orjson.OPT_SORT_KEYS, default=str).decode()
         self._conn.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
                            "WHERE service = ?", (change, self.service))
+        if self._journal is not None:
+            self._journal.append(Change(table.name, record_id, before, after))
 
     # -- writes --------------------------------------------------------------------------
 
@@ -280,7 +297,7 @@ class Db:
             f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})',
             [c.encode(record[c.name]) for c in table.columns],
         )
-        self._changed("insert", table, record["id"], record)
+        self._changed(table, record["id"], None, record)
         return record
 
     def update(self, entity: type[Entity] | str, record_id: str, **changes: Any) -> dict[str, Any]:
@@ -299,7 +316,7 @@ class Db:
             f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
-        self._changed("update", table, record_id, changed)
+        self._changed(table, record_id, current, record)
         return record
 
     def delete(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
@@ -316,7 +333,7 @@ class Db:
                             f"{n} {other.entity_name} record(s) (field {column.name!r})"
                         )
         self._conn.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
-        self._changed("delete", table, record_id)
+        self._changed(table, record_id, record, None)
         return record
 
     # -- helpers -------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from compoworld.errors import NotFound, ToolError, UserError, closest
-from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Db, chain
+from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, chain
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._service import Service
 from compoworld.service._simulation import SimulatedCall, Simulator
@@ -115,6 +115,7 @@ class Environment:
         self._conn = _connect()
         self._dbs = self._make_dbs()
         self._build()
+        self._journal.clear()  # seeding is the initial state, not a change
         self._image = self._conn.serialize()
         self.failures: list[ToolFailure] = []
         self.simulator = simulator
@@ -125,7 +126,10 @@ class Environment:
     # -- lifecycle -----------------------------------------------------------------------
 
     def _make_dbs(self) -> dict[str, Db]:
-        return {name: Db(self._conn, name, s.tables, self.today) for name, s in self.services.items()}
+        self._journal: list[Change] = []
+        self._journal_complete = True
+        return {name: Db(self._conn, name, s.tables, self.today, self._journal)
+                for name, s in self.services.items()}
 
     def _build(self) -> None:
         conn = self._conn
@@ -223,6 +227,13 @@ class Environment:
             self._replace(self._image, at_initial=True)
         self.failures.clear()
         self._simulated.clear()
+        self._journal.clear()
+        self._journal_complete = True
+
+    def changes(self) -> list[Change] | None:
+        """Every record written since the initial state, in order (None after a
+        :meth:`restore`, when what changed is no longer known)."""
+        return list(self._journal) if self._journal_complete else None
 
     def snapshot(self) -> bytes:
         """The whole state as bytes (SQLite's serialization), comparable byte for byte.
@@ -240,6 +251,8 @@ class Environment:
     def restore(self, image: bytes) -> None:
         """Put back a state taken with :meth:`snapshot`."""
         self._replace(image, at_initial=False)
+        self._journal.clear()
+        self._journal_complete = False
 
     def digest(self) -> str:
         """A short hash of the current state: equal digests, equal states."""
@@ -305,6 +318,7 @@ class Environment:
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
         conn = self._conn
         changes = conn.total_changes
+        self._mark = len(self._journal)
         conn.execute("SAVEPOINT call")
         try:
             if tool.simulated:  # what the world model invents is written back, even on reads
@@ -329,6 +343,7 @@ class Environment:
     def _rollback(self) -> None:
         self._conn.execute("ROLLBACK TO call")
         self._conn.execute("RELEASE call")
+        del self._journal[self._mark:]
 
     def _unknown_tool(self, name: object) -> str:
         message = f"unknown tool {name!r}"

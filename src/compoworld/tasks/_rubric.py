@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compoworld.graph import extract_facts
-from compoworld.service import SEPARATOR, Environment
+from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._model import Criterion, Step
 from compoworld.tasks._walk import strong
 from compoworld.types import get_type
@@ -25,11 +25,6 @@ def rows_by_id(env: Environment, services: list[str] | None = None) -> Rows:
     return out
 
 
-def versions(env: Environment) -> dict[str, str]:
-    """Each mounted service's version (it changes with every write to its records)."""
-    return {name: env.db(name).digest() for name in env.services}
-
-
 def _column_semantics(env: Environment, table: str) -> dict[str, str | None]:
     service, entity = table.split(SEPARATOR, 1)
     return {c.name: c.semantic for c in env.services[service].tables[entity].columns}
@@ -42,33 +37,40 @@ def _same(semantic: str | None, a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def state_criteria(step_index: int, step: Step, before: Rows, after: Rows,
-                   env: Environment) -> list[Criterion]:
+def net_changes(changes: list[Change]) -> dict[tuple[str, str], tuple[Any, Any]]:
+    """(table, id) → (record before the first change, record after the last)."""
+    net: dict[tuple[str, str], tuple[Any, Any]] = {}
+    for change in changes:
+        key = (change.table, change.record_id)
+        first = net[key][0] if key in net else change.before
+        net[key] = (first, change.after)
+    return {k: v for k, v in net.items() if v[0] != v[1]}
+
+
+def state_criteria(step_index: int, step: Step, changes: list[Change]) -> list[Criterion]:
     """What a write step changed, as checks: records created (matched on the values the step
     was given) and records changed (their id and new values)."""
     criteria: list[Criterion] = []
     given = {repr(v) for v in step.arguments.values()} | {
         repr(item) for v in step.arguments.values() if isinstance(v, list) for item in v}
-    for table in sorted(after):
-        old, new = before.get(table, {}), after[table]
-        for record_id in sorted(set(new) - set(old)):
-            record = new[record_id]
-            match = {k: v for k, v in record.items() if k != "id" and repr(v) in given}
+    for (table, record_id), (before, after) in sorted(net_changes(changes).items()):
+        service, entity = table.split(SEPARATOR, 1)
+        if after is None:
+            continue  # deletions: checked by the state of what references them, not yet here
+        if before is None:
+            match = {k: v for k, v in after.items() if k != "id" and repr(v) in given}
             if match:
                 criteria.append(Criterion(
                     id=f"s{step_index}-{table}-new", kind="state", table=table, match=match,
-                    description=f"a new {table.split(SEPARATOR)[1]} record in "
-                                f"{table.split(SEPARATOR)[0]} with " + ", ".join(
-                                    f"{k}={v!r}" for k, v in sorted(match.items()))))
-        for record_id in sorted(set(new) & set(old)):
-            changed = {k: v for k, v in new[record_id].items() if old[record_id].get(k) != v}
-            if changed:
-                criteria.append(Criterion(
-                    id=f"s{step_index}-{table}-{record_id}", kind="state", table=table,
-                    record_id=record_id, match=changed,
-                    description=f"{table.split(SEPARATOR)[1]} {record_id} in "
-                                f"{table.split(SEPARATOR)[0]} has " + ", ".join(
-                                    f"{k}={v!r}" for k, v in sorted(changed.items()))))
+                    description=f"a new {entity} record in {service} with " + ", ".join(
+                        f"{k}={v!r}" for k, v in sorted(match.items()))))
+        else:
+            changed = {k: v for k, v in after.items() if before.get(k) != v}
+            criteria.append(Criterion(
+                id=f"s{step_index}-{table}-{record_id}", kind="state", table=table,
+                record_id=record_id, match=changed,
+                description=f"{entity} {record_id} in {service} has " + ", ".join(
+                    f"{k}={v!r}" for k, v in sorted(changed.items()))))
     return criteria
 
 
@@ -112,30 +114,40 @@ def _mentions(message: str, value: Any, semantic: str | None) -> bool:
     return False
 
 
-def score(rubric: list[Criterion], initial: Rows, env: Environment, final_message: str,
-          calls: list[str], initial_versions: dict[str, str] | None = None
-          ) -> list[CriterionResult]:
+def score(rubric: list[Criterion], initial: Environment, env: Environment, final_message: str,
+          calls: list[str]) -> list[CriterionResult]:
     """Each criterion of ``rubric``, passed or not (with why), on a finished episode.
 
-    With ``initial_versions``, only the services whose version moved are read back.
+    Args:
+        rubric: The task's criteria.
+        initial: An environment of the task's world in its initial state (not modified).
+        env: The environment at the end of the episode.
+        final_message: The agent's final answer.
+        calls: The names of the tools the agent called.
+
+    What changed comes from the environment's journal, so scoring costs what changed.
     """
-    if initial_versions is None:
-        final = rows_by_id(env)
-    else:
-        now = versions(env)
-        final = {**initial, **rows_by_id(env, [s for s in now if now[s] != initial_versions[s]])}
+    changes = env.changes()
+    if changes is not None:
+        net = net_changes(changes)
+    else:  # after a restore the journal is gone: compare every table
+        old_rows, new_rows = rows_by_id(initial), rows_by_id(env)
+        net = {(t, i): (old_rows.get(t, {}).get(i), new_rows[t].get(i))
+               for t in new_rows for i in set(new_rows[t]) | set(old_rows.get(t, {}))
+               if old_rows.get(t, {}).get(i) != new_rows[t].get(i)}
     results = []
     for c in rubric:
         if c.kind == "state":
             assert c.table is not None
             semantics = _column_semantics(env, c.table)
-            records = final.get(c.table, {})
             if c.record_id is not None:
-                record = records.get(c.record_id)
+                service, entity = c.table.split(SEPARATOR, 1)
+                record = env.db(service).find(entity, id=c.record_id)
                 passed = record is not None and _record_matches(record, c.match, semantics)
             else:
-                passed = any(_record_matches(r, c.match, semantics)
-                             for i, r in records.items() if i not in initial.get(c.table, {}))
+                passed = any(before is None and after is not None
+                             and _record_matches(after, c.match, semantics)
+                             for (table, _), (before, after) in net.items() if table == c.table)
             reason = "found" if passed else "no record matches"
         elif c.kind == "answer":
             passed = all(_mentions(final_message, v, c.semantic) for v in c.values)
@@ -144,8 +156,7 @@ def score(rubric: list[Criterion], initial: Rows, env: Environment, final_messag
             passed = c.tool in calls
             reason = "called" if passed else f"{c.tool} was never called"
         else:  # no_collateral
-            touched = sorted(t for t in final if final[t] != initial.get(t, {})
-                             and t not in c.tables)
+            touched = sorted({t for (t, _) in net if t not in c.tables})
             passed = not touched
             reason = "nothing else changed" if passed else f"also changed: {', '.join(touched)}"
         results.append(CriterionResult(c.id, passed, reason))
