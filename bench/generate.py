@@ -1,6 +1,6 @@
 """Task generation benchmark: verified tasks/s, yield, rejections per gate, service spread.
 
-    python bench/generate.py [--tasks 100] [--seed 0] [--json]
+    python bench/generate.py [--tasks 100] [--seed 0] [--workers 2] [--json]
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default: 2 cores)")
     args = parser.parse_args(argv)
     generate_tasks_warm = list(generate_tasks(1, args.seed))  # build and cache the world
     stats = GenerationStats()
     started = time.perf_counter()
-    tasks = list(generate_tasks(args.tasks, args.seed, stats=stats, start_attempt=10_000))
+    tasks = list(generate_tasks(args.tasks, args.seed, stats=stats, start_attempt=10_000,
+                                workers=args.workers))
     seconds = time.perf_counter() - started
     spread = Counter(len(t.involved) for t in tasks)
     capabilities = Counter(c for t in tasks for c in t.labels.capabilities)
@@ -37,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         "share_2_services": sum(v for k, v in spread.items() if k >= 2) / max(len(tasks), 1),
         "services_per_task": dict(sorted(spread.items())),
         "capabilities": dict(capabilities), "warm_up_tasks": len(generate_tasks_warm),
-        "processes": 1,
+        "processes": args.workers,
     }
     figures["targets"] = {k: figures[k] >= v for k, v in TARGETS.items()}
     if args.json:

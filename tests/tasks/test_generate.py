@@ -87,3 +87,8 @@ def test_cli_generate_resumes_without_loss_or_duplicates(tmp_path):
     assert "[state]" in shown.stdout or "[answer]" in shown.stdout
     wrong = runner.invoke(app, ["tasks", "show", "t3-9", "--tasks", str(whole)])
     assert wrong.exit_code != 0
+
+
+def test_workers_do_not_change_the_output(tasks):
+    parallel = list(generate_tasks(6, seed=0, workers=2))
+    assert [t.model_dump_json() for t in parallel] == [t.model_dump_json() for t in tasks]

@@ -53,6 +53,7 @@ def generate(
     walk_length: Annotated[str, typer.Option(help="Steps per task, e.g. 3-6.")] = "3-6",
     distractors: Annotated[int, typer.Option(help="Distractor services per world.")] = 2,
     interface: Annotated[str, typer.Option(help="direct or gateway.")] = "direct",
+    workers: Annotated[int, typer.Option(help="Processes (the output does not depend on it).")] = 1,
 ) -> None:
     """Generate verified cross-service tasks by random walks over the dependency graph."""
     low, high = _range(walk_length, "--walk-length")
@@ -75,7 +76,7 @@ def generate(
         bar = progress.add_task("tasks", total=tasks, completed=len(done), detail="")
         with out.open("ab") as sink:
             for task in generate_tasks(tasks - len(done), seed, settings, start_attempt=start,
-                                       stats=stats, seen=seen):
+                                       stats=stats, seen=seen, workers=max(1, workers)):
                 sink.write(task.model_dump_json().encode() + b"\n")
                 sink.flush()
                 rejected = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejected.items()))

@@ -6,6 +6,7 @@ import random
 import typing
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -175,28 +176,47 @@ def _verify(world: World, plan: list[Step], rubric: list[Criterion], reference: 
             "steps_needed": needed, "no_leak": not leaked(text, plan), "replays": replays}
 
 
+def _attempt(job: tuple[int, int, GenerationSettings]) -> Task | str:
+    """One attempt, in a worker process (no de-duplication: the parent does it in order)."""
+    seed, attempt, settings = job
+    return generate_task(seed, attempt, settings)
+
+
 def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = None, *,
                    start_attempt: int = 0, stats: GenerationStats | None = None,
                    seen: set[tuple[object, ...]] | None = None,
-                   max_attempts: int | None = None) -> Iterator[Task]:
+                   max_attempts: int | None = None, workers: int = 1) -> Iterator[Task]:
     """Yield up to ``n`` verified tasks, attempt by attempt from ``start_attempt``.
 
-    Deterministic: attempt ``i`` of seed ``s`` always gives the same task (or rejection), so a
-    run can resume from the last attempt it wrote.
+    Deterministic: attempt ``i`` of seed ``s`` always gives the same task (or rejection), and
+    results are taken in attempt order whatever ``workers`` is, so the output is the same with
+    one process or many, and a run can resume from the last attempt it wrote.
     """
     settings = settings or GenerationSettings()
     stats = stats if stats is not None else GenerationStats()
     seen = seen if seen is not None else set()
     limit = max_attempts if max_attempts is not None else max(20, n * 10)
-    attempt = start_attempt
+    jobs = ((seed, a, settings) for a in range(start_attempt, start_attempt + limit))
     kept = 0
-    while kept < n and attempt - start_attempt < limit:
-        outcome = generate_task(seed, attempt, settings, seen)
-        stats.attempts += 1
-        attempt += 1
-        if isinstance(outcome, str):
-            stats.rejected[outcome] += 1
-            continue
-        stats.kept += 1
-        kept += 1
-        yield outcome
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        outcomes = pool.map(_attempt, jobs, chunksize=4) if pool else map(_attempt, jobs)
+        for outcome in outcomes:
+            if kept >= n:
+                break
+            stats.attempts += 1
+            if isinstance(outcome, Task):
+                signature = _signature(outcome.plan)
+                if signature in seen:
+                    outcome = "duplicate"
+                else:
+                    seen.add(signature)
+            if isinstance(outcome, str):
+                stats.rejected[outcome] += 1
+                continue
+            stats.kept += 1
+            kept += 1
+            yield outcome
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
