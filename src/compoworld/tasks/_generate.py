@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import typing
 from collections import Counter
@@ -198,7 +199,9 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
     limit = max_attempts if max_attempts is not None else max(20, n * 10)
     jobs = ((seed, a, settings) for a in range(start_attempt, start_attempt + limit))
     kept = 0
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    # "spawn": a forked child would inherit the parent's open SQLite connections.
+    pool = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            if workers > 1 else None)
     try:
         outcomes = pool.map(_attempt, jobs, chunksize=4) if pool else map(_attempt, jobs)
         for outcome in outcomes:
