@@ -264,10 +264,10 @@ class Db:
         return str(row[0])
 
     def _changed(self, table: Table, record_id: str, before: dict[str, Any] | None,
-                 after: dict[str, Any] | None) -> None:
-        """Advance the service's version and note the change in the journal."""
+                 after: dict[str, Any] | None, delta: dict[str, Any] | None = None) -> None:
+        """Advance the service's version (by what changed) and note the change in the journal."""
         change = f"{table.name}\x00{record_id}\x00" + orjson.dumps(
-            after, option=orjson.OPT_SORT_KEYS, default=str).decode()
+            after if delta is None else delta, option=orjson.OPT_SORT_KEYS, default=str).decode()
         self._conn.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
                            "WHERE service = ?", (change, self.service))
         if self._journal is not None:
@@ -316,7 +316,7 @@ class Db:
             f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
-        self._changed(table, record_id, current, record)
+        self._changed(table, record_id, current, record, changed)
         return record
 
     def delete(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
