@@ -57,6 +57,8 @@ def generate(
 ) -> None:
     """Generate verified cross-service tasks by random walks over the dependency graph."""
     low, high = _range(walk_length, "--walk-length")
+    if not 2 <= low <= high <= 12:
+        raise UserError(f"--walk-length must lie within 2-12 with low <= high, got {walk_length!r}")
     if interface not in ("direct", "gateway"):
         raise UserError(f"--interface must be 'direct' or 'gateway', got {interface!r}")
     settings = GenerationSettings(min_steps=low, max_steps=high, distractors=distractors,
