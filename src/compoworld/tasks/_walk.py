@@ -171,7 +171,8 @@ def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
     """
     current = Walk()
     starts = sorted(n for n, node in graph.nodes.items()
-                    if node.kind == "read" and all(node.suppliable[p] for p in node.required))
+                    if node.kind == "read" and all(node.suppliable[p] for p in node.required)
+                    and any(strong(key) for key in node.outputs))
     rng.shuffle(starts)
     starts.sort(key=lambda n: not graph.nodes[n].required)
     for name in starts[:12]:
@@ -181,7 +182,7 @@ def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
         used = {s.tool for s in current.steps}
         touched = set(current.services)
         candidates = sorted({e.target for e in graph.edges if e.source in used
-                             and e.target not in used
+                             and e.target not in used and any(strong(k) for _, k in e.via)
                              and (graph.nodes[e.target].service in touched
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
