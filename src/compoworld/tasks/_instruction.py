@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from compoworld.service import SEPARATOR, Environment
@@ -18,7 +19,10 @@ def _label(name: str) -> str:
 
 
 def _action(description: str) -> str:
+    """The first sentence of a tool's description, as an imperative clause (return-shape notes
+    such as 'as {"items", ...}' dropped)."""
     first = description.split("\n")[0].split(". ")[0].rstrip(".")
+    first = re.sub(r',? as \{.*$', "", first).rstrip(" ,:;")
     return first[:1].lower() + first[1:]
 
 
