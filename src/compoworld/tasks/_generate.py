@@ -72,6 +72,18 @@ def _replay(env: Environment, plan: list[Step], skip: int | None = None) -> list
     return outputs
 
 
+def _prune(plan: list[Step], env: Environment) -> list[Step]:
+    """Drop reads that nothing uses: keep writes, the last step, and what they draw from."""
+    keep = {len(plan) - 1} | {i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"}
+    for i in range(len(plan) - 1, -1, -1):
+        if i in keep:
+            keep |= {src.step for src in plan[i].sources.values() if src.step is not None}
+    index = {old: new for new, old in enumerate(sorted(keep))}
+    return [step.model_copy(update={"sources": {
+        name: src.model_copy(update={"step": index[src.step]}) if src.step is not None else src
+        for name, src in step.sources.items()}}) for i, step in enumerate(plan) if i in keep]
+
+
 def _signature(plan: list[Step]) -> tuple[object, ...]:
     return tuple((s.tool, tuple(sorted((k, v.kind, v.step) for k, v in s.sources.items())))
                  for s in plan)
@@ -103,8 +115,10 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
                                                                  settings.max_steps))
     if walked is None:
         return "walk"
-    plan = walked.steps
-    involved = list(dict.fromkeys(walked.services))
+    plan = _prune(walked.steps, template.env)
+    involved = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in plan))
+    if len(involved) < 2:
+        return "walk"
     world = compose(involved, distractors=settings.distractors, seed=seed,
                     interface=settings.interface)
     # Replay on the task's own world, building state criteria from each write's effect.
