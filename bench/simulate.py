@@ -22,8 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _machine import pin_cpu
 from compoworld.catalog import load_services
-from compoworld.service import Environment
-from compoworld.service._check import sample_arguments
+from compoworld.service import Environment, sample_arguments
 from compoworld.simulate import OfflineSimulator, simulated
 
 TARGET_CALLS_PER_S = 5_000

@@ -3,8 +3,7 @@ import random
 import pytest
 
 from compoworld.catalog import load_service, load_services
-from compoworld.service import Environment, SimulatorStats
-from compoworld.service._check import sample_arguments
+from compoworld.service import Environment, SimulatorStats, sample_arguments
 from compoworld.simulate import OfflineSimulator, SimulationCache, simulated
 
 

@@ -11,11 +11,11 @@ Services are mounted in an :class:`Environment` (one in-memory SQLite database) 
 qualified name; every call returns an envelope and a failed call leaves no trace.
 """
 
-from compoworld.service._check import CheckReport, check_service
+from compoworld.service._check import CheckReport, check_service, sample_arguments
 from compoworld.service._db import Change, Db, Table
 from compoworld.service._engine import build_service
 from compoworld.service._entity import Column, Entity, Page, Result
-from compoworld.service._envelope import Envelope
+from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._environment import SEPARATOR, Environment, ToolFailure, qualified_name
 from compoworld.service._openai import openai_tools
 from compoworld.service._service import Service
@@ -60,8 +60,11 @@ __all__ = [
     "ToolSpec",
     "build_service",
     "check_service",
+    "fail",
     "load_spec",
+    "ok",
     "openai_tools",
     "qualified_name",
+    "sample_arguments",
     "save_spec",
 ]

@@ -10,20 +10,18 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
-
-from pydantic import ValidationError
 
 from compoworld.errors import NotFound, ToolError, UserError, closest
 from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, chain
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._service import Service
 from compoworld.service._simulation import SimulatedCall, Simulator
-from compoworld.service._tool import Tool, describe_validation_error
+from compoworld.service._tool import Tool
 from compoworld.types import DEFAULT_TODAY, Pool
 
 SEPARATOR = "__"
@@ -288,14 +286,10 @@ class Environment:
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             return fail(404, self._unknown_tool(name))
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, Mapping):
-            return fail(400, f"arguments must be a JSON object, got {type(arguments).__name__}")
         try:
-            args = tool.validator.validate_python(arguments)
-        except ValidationError as error:
-            return fail(400, describe_validation_error(error, tool.params))
+            args = tool.check_arguments(arguments)
+        except ToolError as error:
+            return fail(error.code, error.message)
         service = name.split(SEPARATOR, 1)[0]
         if tool.simulated and self.simulator is None:
             message = f"tool {name!r} is simulated and no world model is attached"

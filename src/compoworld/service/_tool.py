@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, Required
 
@@ -12,7 +12,7 @@ import docstring_parser
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from compoworld.errors import UserError
+from compoworld.errors import BadArguments, UserError
 from compoworld.service._db import Db
 from compoworld.service._entity import check_identifier, describe_annotation
 
@@ -49,6 +49,21 @@ class Param:
     default: Any = _NO_DEFAULT
     semantic: str | None = None
     ref: str | None = None
+
+    @property
+    def base(self) -> Any:
+        """The Python type under ``Annotated`` and ``| None``: ``str``, ``list[str]``..."""
+        return describe_annotation(self.annotation, [])[0]
+
+    @property
+    def is_list(self) -> bool:
+        """Whether the parameter takes a list (``list[Email]``...)."""
+        return typing.get_origin(self.base) is list
+
+    @property
+    def choices(self) -> tuple[Any, ...]:
+        """The allowed values of a ``Literal`` parameter (empty otherwise)."""
+        return typing.get_args(self.base) if typing.get_origin(self.base) is Literal else ()
 
     @classmethod
     def of(cls, name: str, annotation: Any, description: str, default: Any = _NO_DEFAULT) -> Param:
@@ -185,6 +200,23 @@ class Tool:
         object.__setattr__(self, "output", output)
         object.__setattr__(self, "output_schema", output and clean_schema(
             output.json_schema(mode="serialization")))
+
+    def check_arguments(self, arguments: Any) -> dict[str, Any]:
+        """The validated arguments of a call (``None`` means none).
+
+        Raises:
+            BadArguments: Not a JSON object, or an argument missing, unknown or of the wrong
+                type; the message names it and says what was expected.
+        """
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            raise BadArguments(
+                f"arguments must be a JSON object, got {type(arguments).__name__}")
+        try:
+            return dict(self.validator.validate_python(arguments))
+        except ValidationError as error:
+            raise BadArguments(describe_validation_error(error, self.params)) from None
 
     @property
     def precise_output(self) -> bool:

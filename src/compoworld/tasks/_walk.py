@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +10,6 @@ from faker import Faker
 
 from compoworld.graph import DependencyGraph, Fact, extract_facts, param_key, user_suppliable
 from compoworld.service import SEPARATOR, Param, Tool
-from compoworld.service._entity import describe_annotation
 from compoworld.tasks._model import ArgSource, Selection, Step
 from compoworld.types import get_type
 from compoworld.world import World
@@ -52,16 +50,6 @@ class Walk:
     services: list[str] = field(default_factory=list)
 
 
-def _is_list(param: Param) -> bool:
-    base, _, _ = describe_annotation(param.annotation, [])
-    return typing.get_origin(base) is list
-
-
-def _literal_choices(param: Param) -> tuple[Any, ...]:
-    base, _, _ = describe_annotation(param.annotation, [])
-    return typing.get_args(base) if typing.get_origin(base) is typing.Literal else ()
-
-
 def _state_value(world: World, service: str, semantic: str, rng: random.Random) -> Any:
     """A value of ``semantic`` type the service holds: something the user could know."""
     db = world.env.db(service)
@@ -78,7 +66,7 @@ def _state_value(world: World, service: str, semantic: str, rng: random.Random) 
 def _user_value(world: World, service: str, param: Param, tool: Tool, rng: random.Random,
                 fake: Faker) -> Any:
     """A value the user states for ``param``, or None when there is no sensible one."""
-    choices = _literal_choices(param)
+    choices = param.choices
     if choices:
         return rng.choice(choices)
     if param.semantic and param.semantic != "Ref":
@@ -88,9 +76,8 @@ def _user_value(world: World, service: str, param: Param, tool: Tool, rng: rando
             value = day if param.semantic == "Date" else f"{day}T10:00:00"
         if value is None:
             value = get_type(param.semantic).generate(fake)
-        return [value] if _is_list(param) else value
-    base, _, _ = describe_annotation(param.annotation, [])
-    if base is str and tool.kind == "write":
+        return [value] if param.is_list else value
+    if param.base is str and tool.kind == "write":
         return _TEXT_HINTS.get(param.name) or fake.sentence(nb_words=5).rstrip(".")
     return None
 
@@ -144,7 +131,7 @@ def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
                                                 k.step, -len(k.fact.path)))
             anchor = anchor or _record_of(chosen)
             value = chosen.fact.value
-            arguments[param.name] = [value] if _is_list(param) else value
+            arguments[param.name] = [value] if param.is_list else value
             assert key is not None
             sources[param.name] = ArgSource(kind="step", step=chosen.step, path=chosen.fact.path,
                                             semantic=key[1] if key[0] == "type" else "id",

@@ -9,13 +9,17 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from compoworld.catalog import load_service, service_names
 from compoworld.errors import ToolError, UserError
-from compoworld.service import Envelope, Environment, Service, Simulator, openai_tools
-from compoworld.service._envelope import fail, ok
-from compoworld.service._tool import describe_validation_error
+from compoworld.service import (
+    Envelope,
+    Environment,
+    Service,
+    Simulator,
+    fail,
+    ok,
+    openai_tools,
+)
 from compoworld.types import DEFAULT_TODAY, derive_seed
 from compoworld.world._gateway import GATEWAY_TOOLS
 
@@ -65,15 +69,10 @@ class World:
             hint = (f"; in this workspace, call it with call_tool(tool_name={name!r}, ...)"
                     if isinstance(name, str) and name in self.env.tools else "")
             return fail(404, f"unknown tool {name!r}{hint} (tools: {', '.join(GATEWAY_TOOLS)})")
-        if arguments is None:
-            arguments = {}
         try:
-            args = tool.validator.validate_python(arguments)
-        except ValidationError as error:
-            return fail(400, describe_validation_error(error, tool.params))
-        if name == "call_tool":
-            return self.env.call(args["tool_name"], args.get("arguments") or {})
-        try:
+            args = tool.check_arguments(arguments)
+            if name == "call_tool":
+                return self.env.call(args["tool_name"], args.get("arguments") or {})
             return ok(tool.fn(self, **args))
         except ToolError as error:
             return fail(error.code, error.message)
