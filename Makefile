@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+FULL := $(VENV)/.installed-all
 
 .PHONY: setup demo test test-fast lint typecheck bench clean
 
@@ -15,19 +16,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The tests exercise every extra (models, TRL, MCP, Ray); torch==2.13.0 is a CPU build on disk.
+$(FULL): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	touch $(FULL)
+
 demo: $(STAMP)
 	$(BIN)/compoworld demo
 
-test: $(STAMP)
+test: $(FULL)
 	$(BIN)/pytest -q
 
-test-fast: $(STAMP)
+test-fast: $(FULL)
 	$(BIN)/pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 
-typecheck: $(STAMP)
+typecheck: $(FULL)
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -19,6 +19,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+serve = typer.Typer(help="Serve a model (OpenAI-compatible HTTP) or an episode (MCP).",
+                    no_args_is_help=True)
+app.add_typer(serve, name="serve")
 app.add_typer(_services.app, name="services")
 app.add_typer(_graph.app, name="graph")
 app.add_typer(_tasks.app, name="tasks")
