@@ -9,6 +9,7 @@ from compoworld.tasks._generate import (
 )
 from compoworld.tasks._model import ArgSource, Criterion, Labels, Selection, Step, Task
 from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
+from compoworld.tasks._world import build_world
 
 __all__ = [
     "ArgSource",
@@ -20,6 +21,7 @@ __all__ = [
     "Selection",
     "Step",
     "Task",
+    "build_world",
     "generate_task",
     "generate_tasks",
     "rows_by_id",
