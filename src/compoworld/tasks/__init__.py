@@ -1,6 +1,7 @@
 """Tasks: executed random walks over the cross-service graph, with rubric, instruction and
-verification gates. (First version: see docs/design-tasks.md for what is still to come.)"""
+verification gates (design and status: docs/design-tasks.md)."""
 
+from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
     GenerationSettings,
     GenerationStats,
@@ -9,6 +10,7 @@ from compoworld.tasks._generate import (
 )
 from compoworld.tasks._model import ArgSource, Criterion, Labels, Selection, Step, Task
 from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
+from compoworld.tasks._verify import verify_task
 from compoworld.tasks._world import build_world
 
 __all__ = [
@@ -24,6 +26,8 @@ __all__ = [
     "build_world",
     "generate_task",
     "generate_tasks",
+    "load_tasks",
     "rows_by_id",
     "score",
+    "verify_task",
 ]

@@ -16,9 +16,10 @@ from faker import Faker
 from compoworld.catalog import load_service, load_services, service_names
 from compoworld.graph import DependencyGraph, build_graph
 from compoworld.service import SEPARATOR, Environment
-from compoworld.tasks._instruction import instruction, leaked, system_prompt
+from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._model import Capability, Criterion, Labels, Step, Task
-from compoworld.tasks._rubric import answer_criterion, score, state_criteria
+from compoworld.tasks._rubric import answer_criterion, state_criteria
+from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
 from compoworld.world import Interface, World, compose
@@ -61,17 +62,6 @@ def _catalog_world(seed: int) -> tuple[World, DependencyGraph]:
     return compose(names, seed=seed), build_graph(load_services(names))
 
 
-def _replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[object]:
-    """Run the plan's calls again (all but ``skip``); returns the answers' data."""
-    outputs = []
-    for i, step in enumerate(plan):
-        if i == skip:
-            continue
-        envelope = env.call(step.tool, step.arguments)
-        outputs.append(envelope.get("data") if envelope["success"] else envelope)
-    return outputs
-
-
 def _prune(plan: list[Step], env: Environment) -> list[Step]:
     """Drop reads that nothing uses: keep writes, the last step, and what they draw from."""
     keep = {len(plan) - 1} | {i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"}
@@ -94,9 +84,11 @@ def _capabilities(plan: list[Step]) -> list[Capability]:
     for step in plan:
         service = step.tool.split(SEPARATOR, 1)[0]
         for source in step.sources.values():
-            if source.kind != "step" or source.step is None:
+            if source.kind == "user" or source.step is None:
                 continue
             found.add("sequential-dependency")
+            if source.kind == "computed":
+                found.add("data-transformation")
             if plan[source.step].tool.split(SEPARATOR, 1)[0] != service:
                 found.add("cross-env-constraint")
             if source.selection is not None:
@@ -143,7 +135,7 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
                             description="no other records change"))
 
     text = instruction(plan, env, answer)
-    verification = _verify(world, plan, rubric, env, text, answer)
+    verification = gates(world, plan, rubric, env, text, answer)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0]
@@ -165,30 +157,6 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
                     "steps": len(plan), "min_steps": settings.min_steps,
                     "max_steps": settings.max_steps},
     )
-
-
-def _verify(world: World, plan: list[Step], rubric: list[Criterion], reference: Environment,
-            text: str, answer: Criterion | None) -> dict[str, bool]:
-    """The gates: reference passes, doing nothing fails, each state criterion needs its step,
-    nothing leaks, and the plan replays identically."""
-    message = " ".join(str(v) for v in (answer.values if answer else []))
-    calls = [s.tool for s in plan]
-    initial = world.env  # never called: the world's initial state
-    passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
-    idle = world.fork().env
-    does_nothing_fail = not all(r.passed for r in score(rubric, initial, idle, "", []))
-    needed = True
-    for criterion in (c for c in rubric if c.kind == "state"):
-        step_index = int(criterion.id.split("-", 1)[0][1:])
-        ablated = world.fork().env
-        _replay(ablated, plan, skip=step_index)
-        result = score([criterion], initial, ablated, message, calls)[0]
-        needed = needed and not result.passed
-    again = world.fork().env
-    replays = _replay(again, plan) == [s.output for s in plan] and (
-        again.digest() == reference.digest())
-    return {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
-            "steps_needed": needed, "no_leak": not leaked(text, plan), "replays": replays}
 
 
 def _attempt(job: tuple[int, int, GenerationSettings]) -> Task | str:

@@ -49,6 +49,11 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None) ->
         for name, source in step.sources.items():
             if source.kind == "user":
                 parts.append(f"{_label(name)} {_value(step.arguments[name])}")
+            elif source.kind == "computed":
+                assert source.step is not None and source.paths
+                field = _label(source.paths[0].rpartition(".")[2])
+                parts.append(f"{_label(name)}: the total {field} of all the items you found in "
+                             f"the {_WHICH[source.step]} step")
             else:
                 assert source.step is not None
                 words = [p for p in (source.path or "").split(".") if not p.isdigit()]
@@ -75,7 +80,7 @@ def leaked(text: str, plan: list[Step]) -> list[str]:
                         else [step.arguments[name]])}
     for step in plan:
         for name, source in step.sources.items():
-            if source.kind != "step":
+            if source.kind == "user":
                 continue
             values = step.arguments[name]
             for value in values if isinstance(values, list) else [values]:

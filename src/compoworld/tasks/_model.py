@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Capability = Literal["sequential-dependency", "cross-env-constraint", "ranked-selection"]
+Capability = Literal["sequential-dependency", "cross-env-constraint", "ranked-selection",
+                     "data-transformation"]
 CriterionKind = Literal["state", "answer", "call", "no_collateral"]
 
 
@@ -22,13 +23,17 @@ class Selection(_Model):
 
 
 class ArgSource(_Model):
-    """Where an argument's value comes from: the user states it, or an earlier step's answer."""
+    """Where an argument's value comes from: the user states it (``user``), an earlier step's
+    answer holds it (``step``, at ``path``), or it is computed from an earlier answer
+    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts)."""
 
-    kind: Literal["user", "step"]
+    kind: Literal["user", "step", "computed"]
     step: int | None = None
     path: str | None = None
     semantic: str | None = None
     selection: Selection | None = None
+    op: Literal["sum"] | None = None
+    paths: list[str] = []
 
 
 class Step(_Model):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,65 @@ def _mentions(message: str, value: Any, semantic: str | None) -> bool:
     return False
 
 
+MAX_OTHER_CANDIDATES = 2
+"""An answer criterion fails when the final message also states more than this many *other*
+values of the answer's semantic type that exist in the world: a list of every email (or date,
+or amount) the agent could read is a guess, not an answer."""
+
+
+def _states(text: str, value: Any) -> bool:
+    """Whether casefolded ``text`` states ``value`` as a whole word (not inside another)."""
+    forms = {str(value).casefold()}
+    if isinstance(value, float):
+        forms |= {f"{value:.2f}", f"{value:,.2f}", f"{value:g}"}
+    return any(re.search(rf"(?<![\w.@-]){re.escape(form)}(?![\w@-]|\.\w)", text) for form in forms)
+
+
+def _other_candidates(env: Environment, semantic: str, expected: list[Any], message: str,
+                      limit: int) -> list[Any]:
+    """Up to ``limit + 1`` values of type ``semantic`` held in ``env`` (other than ``expected``)
+    that ``message`` states."""
+    normalize = get_type(semantic).normalize
+    targets = {repr(normalize(v)) for v in expected}
+    text = " ".join(message.casefold().split())
+    seen: set[str] = set()
+    found: list[Any] = []
+    for name, service in env.services.items():
+        db = env.db(name)
+        for entity, table in service.tables.items():
+            columns = [c.name for c in table.columns if c.semantic == semantic]
+            if not columns:
+                continue
+            for record in db.select(entity):
+                for column in columns:
+                    value = record.get(column)
+                    for item in value if isinstance(value, list) else [value]:
+                        if item is None or item == "":
+                            continue
+                        key = repr(normalize(item))
+                        if key in targets or key in seen:
+                            continue
+                        seen.add(key)
+                        if _states(text, item):
+                            found.append(item)
+                            if len(found) > limit:
+                                return found
+    return found
+
+
+def _answer_result(c: Criterion, env: Environment, message: str) -> tuple[bool, str]:
+    missing = [v for v in c.values if not _mentions(message, v, c.semantic)]
+    if missing:
+        return False, f"the answer does not state {missing!r}"
+    if c.semantic:
+        others = _other_candidates(env, c.semantic, c.values, message, MAX_OTHER_CANDIDATES)
+        if len(others) > MAX_OTHER_CANDIDATES:
+            return False, (f"the answer also states other {c.semantic} values "
+                           f"({', '.join(map(str, others[:3]))}, …): a list of candidates, "
+                           f"not an answer")
+    return True, "stated"
+
+
 def score(rubric: list[Criterion], initial: Environment, env: Environment, final_message: str,
           calls: list[str]) -> list[CriterionResult]:
     """Each criterion of ``rubric``, passed or not (with why), on a finished episode.
@@ -150,14 +210,17 @@ def score(rubric: list[Criterion], initial: Environment, env: Environment, final
                              for (table, _), (before, after) in net.items() if table == c.table)
             reason = "found" if passed else "no record matches"
         elif c.kind == "answer":
-            passed = all(_mentions(final_message, v, c.semantic) for v in c.values)
-            reason = "stated" if passed else f"the answer does not state {c.values!r}"
+            passed, reason = _answer_result(c, env, final_message)
         elif c.kind == "call":
             passed = c.tool in calls
             reason = "called" if passed else f"{c.tool} was never called"
         else:  # no_collateral
             touched = sorted({t for (t, _) in net if t not in c.tables})
-            passed = not touched
-            reason = "nothing else changed" if passed else f"also changed: {', '.join(touched)}"
+            # Doing nothing changes nothing else, but it is no success at the constraint: where
+            # the task writes, the criterion needs a change in one of its tables.
+            idle = bool(c.tables) and not any(t in c.tables for (t, _) in net)
+            passed = not touched and not idle
+            reason = ("nothing else changed" if passed else f"also changed: {', '.join(touched)}"
+                      if touched else "nothing the task asks for changed either")
         results.append(CriterionResult(c.id, passed, reason))
     return results

@@ -113,6 +113,32 @@ def _record_of(known: _Known) -> tuple[int, str]:
     return known.step, known.fact.path.rpartition(".")[0]
 
 
+# Numbers a write can take as a computed value: the sum of the amounts of a list found earlier.
+_SUMMABLE = frozenset({"Money", "Quantity", "DurationMinutes"})
+
+
+def _computed(walk: Walk, param: Param, tool: Tool) -> tuple[Any, ArgSource] | None:
+    """For a numeric argument of a write: the sum of one field over a short list an earlier
+    step found (2–8 items, every item has it) — a value the agent has to compute."""
+    if tool.kind != "write" or param.semantic not in _SUMMABLE or param.is_list:
+        return None
+    groups: dict[tuple[int, str, str], list[Fact]] = {}
+    for known in walk.known:
+        fact = known.fact
+        if (fact.key == ("type", param.semantic) and fact.list_path is not None
+                and not fact.ambiguous and 2 <= fact.list_size <= 8):
+            field_path = fact.path[len(fact.list_path):].lstrip(".").partition(".")[2]
+            groups.setdefault((known.step, fact.list_path, field_path), []).append(fact)
+    for (step, _, _), facts in sorted(groups.items(), key=lambda g: -g[0][0]):
+        if len(facts) == facts[0].list_size and all(
+                isinstance(f.value, int | float) for f in facts):
+            total = sum(f.value for f in facts)
+            value = round(total, 2) if param.base is float else total
+            return value, ArgSource(kind="computed", op="sum", step=step,
+                                    paths=[f.path for f in facts], semantic=param.semantic)
+    return None
+
+
 def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
           fake: Faker) -> tuple[dict[str, Any], dict[str, ArgSource]] | None:
     """Arguments for ``tool``: from earlier answers where the types match, else from the user.
@@ -136,6 +162,9 @@ def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
             sources[param.name] = ArgSource(kind="step", step=chosen.step, path=chosen.fact.path,
                                             semantic=key[1] if key[0] == "type" else "id",
                                             selection=chosen.selection)
+        elif (computed := _computed(walk, param, tool)) is not None and (
+                param.required or rng.random() < 0.5) and rng.random() < 0.7:
+            arguments[param.name], sources[param.name] = computed
         elif param.required:
             if not user_suppliable(param):
                 return None
@@ -189,7 +218,7 @@ def _try_step(world: World, walk_: Walk, name: str, rng: random.Random, fake: Fa
     if filled is None:
         return False
     arguments, sources = filled
-    if need_source and not any(s.kind == "step" for s in sources.values()):
+    if need_source and all(s.kind == "user" for s in sources.values()):
         return False  # every step after the first depends on an earlier answer
     envelope = world.env.call(name, arguments)
     if not envelope["success"]:
