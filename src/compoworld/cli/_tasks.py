@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -138,3 +139,32 @@ def verify(path: Annotated[Path, typer.Argument(help="Task JSONL file.")],
                       + (f"; failures by gate: {counts}" if counts else ""))
     if failed:
         raise typer.Exit(1)
+
+
+@app.command("rewrite")
+def rewrite(
+    path: Annotated[Path, typer.Argument(help="Task JSONL file.")],
+    out: Annotated[Path, typer.Option(help="Where to write the rewritten tasks.")],
+    model: Annotated[str | None, typer.Option(
+        help="Model name ('local' for the bundled SmolLM2); default $COMPOWORLD_MODEL.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint; default $COMPOWORLD_BASE_URL.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="Default $COMPOWORLD_API_KEY.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 8,
+) -> None:
+    """Rewrite instructions with an LLM; a rewrite that drops a stated value or leaks one to
+    discover is rejected and the templated instruction stays."""
+    from compoworld.models import client_from_settings
+    from compoworld.tasks import rewrite_instructions
+
+    client = client_from_settings(base_url, model, api_key)
+    if client is None:
+        raise UserError("no model configured: pass --model local, or --base-url and --model "
+                        "(or set COMPOWORLD_BASE_URL and COMPOWORLD_MODEL)")
+    tasks = load_tasks(path)
+    rewritten, outcomes = asyncio.run(rewrite_instructions(tasks, client, concurrency=concurrency))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(b"".join(t.model_dump_json().encode() + b"\n" for t in rewritten))
+    console.print(f"{outcomes['rewritten']} of {len(tasks)} instructions rewritten by "
+                  f"{client.model} into {out}; kept the template: "
+                  f"{dict((k, v) for k, v in outcomes.items() if k != 'rewritten') or 'none'}")

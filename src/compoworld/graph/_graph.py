@@ -88,11 +88,27 @@ class DependencyGraph:
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
 
+    _by_source: dict[str, list[Edge]] = field(default_factory=dict, init=False, repr=False)
+    _by_target: dict[str, list[Edge]] = field(default_factory=dict, init=False, repr=False)
+    _indexed: int = field(default=-1, init=False, repr=False)
+
+    def _index(self) -> None:
+        if self._indexed == len(self.edges):
+            return
+        self._by_source, self._by_target = defaultdict(list), defaultdict(list)
+        for edge in self.edges:
+            self._by_source[edge.source].append(edge)
+            self._by_target[edge.target].append(edge)
+        self._indexed = len(self.edges)
+
     def successors(self, name: str) -> list[Edge]:
-        return [e for e in self.edges if e.source == name]
+        """Edges out of ``name`` (indexed once: walks ask this at every step)."""
+        self._index()
+        return self._by_source.get(name, [])
 
     def predecessors(self, name: str) -> list[Edge]:
-        return [e for e in self.edges if e.target == name]
+        self._index()
+        return self._by_target.get(name, [])
 
     def stats(self) -> dict[str, Any]:
         """Counts and spreads: nodes, edges, cross-service edges, components, degrees."""

@@ -9,6 +9,7 @@ from compoworld.tasks._generate import (
     generate_tasks,
 )
 from compoworld.tasks._model import ArgSource, Criterion, Labels, Selection, Step, Task
+from compoworld.tasks._rewrite import check_rewrite, rewrite_instruction, rewrite_instructions
 from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
 from compoworld.tasks._verify import verify_task
 from compoworld.tasks._world import build_world
@@ -24,9 +25,12 @@ __all__ = [
     "Step",
     "Task",
     "build_world",
+    "check_rewrite",
     "generate_task",
     "generate_tasks",
     "load_tasks",
+    "rewrite_instruction",
+    "rewrite_instructions",
     "rows_by_id",
     "score",
     "verify_task",

@@ -197,8 +197,8 @@ def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
     while current.steps and len(current.steps) < length:
         used = {s.tool for s in current.steps}
         touched = set(current.services)
-        candidates = sorted({e.target for e in graph.edges if e.source in used
-                             and e.target not in used and any(strong(k) for _, k in e.via)
+        candidates = sorted({e.target for u in used for e in graph.successors(u)
+                             if e.target not in used and any(strong(k) for _, k in e.via)
                              and (graph.nodes[e.target].service in touched
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
