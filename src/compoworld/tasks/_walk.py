@@ -108,6 +108,17 @@ def _sortable(value: Any) -> bool:
                                                and value[4:5] == "-" and value[:4].isdigit())
 
 
+_TYPE_WORDS = frozenset({"name", "email", "phone", "address", "full", "first", "last", "id",
+                         "number", "url", "mobile", "display"})
+
+
+def _role(known: _Known) -> str:
+    """Whose value a field holds, from its name: ``sender_name`` and ``sender`` → "sender",
+    ``to`` → "to", plain ``email`` or ``name`` → "" (the record's own)."""
+    field = known.fact.path.rpartition(".")[2]
+    return "_".join(w for w in field.split("_") if w not in _TYPE_WORDS)
+
+
 def _record_of(known: _Known) -> tuple[int, str]:
     """(step, path of the record holding the fact): ``items.2.email`` → (step, "items.2")."""
     return known.step, known.fact.path.rpartition(".")[0]
@@ -147,15 +158,18 @@ def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
     arguments: dict[str, Any] = {}
     sources: dict[str, ArgSource] = {}
     anchor: tuple[int, str] | None = None  # the record the first step-sourced value came from
+    role = ""  # whose value it was: a sender's name never goes with a recipient's email
     for param in tool.params:
         key = param_key(param, service)
         usable = [k for k in walk.known if strong(key) and k.fact.key == key
-                  and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)]
+                  and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)
+                  and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))]
         if usable and (param.required or rng.random() < 0.5):
             # Values about one thing come from one record: a name and an email of one person.
             chosen = max(usable, key=lambda k: (_record_of(k) == anchor, k.service != service,
                                                 k.step, -len(k.fact.path)))
-            anchor = anchor or _record_of(chosen)
+            if anchor is None:
+                anchor, role = _record_of(chosen), _role(chosen)
             value = chosen.fact.value
             arguments[param.name] = [value] if param.is_list else value
             assert key is not None
