@@ -200,6 +200,7 @@ def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
     (a strong key: an id, an email, a name...). A failed call is tried no further (backtrack).
     """
     current = Walk()
+    ask = rng.random() < 0.3
     starts = sorted(n for n, node in graph.nodes.items()
                     if node.kind == "read" and all(node.suppliable[p] for p in node.required)
                     and any(strong(key) for key in node.outputs))
@@ -217,8 +218,10 @@ def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
         last = len(current.steps) == length - 1
+        # The last step: mostly a write (something to do), sometimes a read (something to tell).
+        ending = "read" if ask else "write"
         candidates.sort(key=lambda n: (graph.nodes[n].service in touched,
-                                       last and graph.nodes[n].kind != "write"))
+                                       last and graph.nodes[n].kind != ending))
         if not any(_try_step(world, current, n, rng, fake, need_source=True)
                    for n in candidates[:40]):
             break
