@@ -136,7 +136,7 @@ def test_ids_are_deterministic_and_never_reused(toy):
     assert a.call("toy__add_entry", {"owner_id": oid, "amount": 1})["data"]["id"] != first
 
 
-def test_a_simulated_tool_without_world_model_is_an_environment_error_after_validation():
+def test_a_simulated_tool_is_validated_first_then_answered_by_the_default_offline_model():
     from compoworld.service import ServiceSpec, build_service
 
     spec = ServiceSpec.model_validate({
@@ -148,10 +148,11 @@ def test_a_simulated_tool_without_world_model_is_an_environment_error_after_vali
     })
     env = Environment([build_service(spec)])
     assert env.call("weather__get_forecast", {})["error"]["code"] == 400
-    assert env.failures == []
+    assert env.simulator is None and env.failures == []  # bad arguments never reach it
     result = env.call("weather__get_forecast", {"forecast_id": "fo_1"})
-    assert result["error"]["code"] == 500 and "simulated" in result["error"]["message"]
-    assert [f.tool for f in env.failures] == ["weather__get_forecast"]
+    assert result["success"] and result["data"]["id"] == "fo_1"
+    assert type(env.simulator).__name__ == "OfflineSimulator" and env.failures == []
+    assert env.call("weather__get_forecast", {"forecast_id": "fo_1"}) == result
 
 
 def test_unknown_ids_say_what_exists(toy):

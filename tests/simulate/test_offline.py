@@ -111,9 +111,11 @@ def test_an_answer_that_breaks_the_schema_is_an_environment_error_and_leaves_no_
     assert env.failures and env.failures[0].tool == "contacts__get_contact"
 
 
-def test_without_a_simulator_a_simulated_tool_is_an_environment_error():
-    env = Environment([simulated(load_service("contacts"))])
-    assert env.call("contacts__list_groups", {})["error"]["code"] == 500
+def test_without_a_simulator_the_offline_one_answers_by_default():
+    env, other = (Environment([simulated(load_service("contacts"))]) for _ in range(2))
+    first = env.call("contacts__list_groups", {})
+    assert first["success"] and isinstance(env.simulator, OfflineSimulator)
+    assert other.call("contacts__list_groups", {}) == first  # same seed, same answer
 
 
 @pytest.mark.parametrize("name", ["contacts", "helpdesk"])

@@ -21,6 +21,7 @@ from compoworld.service._openai import openai_tools
 from compoworld.service._service import Service
 from compoworld.service._simulation import SimulatedCall, Simulator, SimulatorStats
 from compoworld.service._spec import (
+    ActionSpec,
     EntitySpec,
     FieldSpec,
     ParamSpec,
@@ -34,6 +35,7 @@ from compoworld.service._tool import Param, Tool, ToolKind
 
 __all__ = [
     "SEPARATOR",
+    "ActionSpec",
     "Change",
     "CheckReport",
     "Column",

@@ -11,6 +11,14 @@ from annotated_types import Ge, Le
 from pydantic import BaseModel, ConfigDict, create_model
 
 from compoworld.errors import RecordNotFound, UserError
+from compoworld.service._actions import (
+    action_kind,
+    action_returns,
+    check_action,
+    check_target,
+    op_action,
+)
+from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, Page, check_identifier
 from compoworld.service._seed import seed_entities
@@ -24,9 +32,6 @@ from compoworld.service._spec import (
 )
 from compoworld.service._tool import Param, Tool
 from compoworld.types import get_type, ref_type
-
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
 
 # Types built at run time from spec data; typed as Any so type checkers accept the construction.
 _Annotated: Any = typing.Annotated
@@ -84,6 +89,12 @@ class _ToolBuilder:
         self.service, self.spec, self.entity = service, spec, entity
         self.fields = {f.name: f for f in entity.fields}
         self.where = f"tool {spec.name!r} of service {service.name!r}"
+        self._creates = spec.op == "create" or (
+            spec.action is not None and spec.action.effect == "send")
+        self._keyed = (spec.op in ("get", "update", "delete") or (
+            spec.action is not None and spec.action.effect == "transition")) and not any(
+            p.role == "id" for p in spec.params)
+        """Whether the record is named by key filters instead of an id."""
 
     def fail(self, message: str) -> UserError:
         return UserError(f"{self.where}: {message}")
@@ -97,7 +108,8 @@ class _ToolBuilder:
                                 f"(fields: {', '.join(self.fields)})")
             field = self.fields[name]
         required = p.required if p.required is not None else p.role == "id" or (
-            p.role == "field" and self.spec.op == "create" and field is not None
+            p.role == "filter" and self._keyed) or (
+            p.role == "field" and self._creates and field is not None
             and field.required and p.default is None
         )
         default: Any = inspect.Parameter.empty if required else p.default
@@ -127,13 +139,26 @@ class _ToolBuilder:
         else:  # order
             annotation = _Literal["asc", "desc"]
             default = default or "asc"
-        return Param.of(p.name, annotation, p.description or _describe(p, self.entity.name), default)
+        description = p.description or (
+            f"The {p.field or p.name} of the {self.entity.name} (identifies it)." if self._keyed
+            else _describe(p, self.entity.name))
+        return Param.of(p.name, annotation, description, default)
 
-    def build(self) -> Tool:
+    def prepare(self) -> tuple[Literal["read", "write"], tuple[Param, ...], Callable[..., Any]]:
+        """Check the tool against its entity: (kind, parameters, the function that runs it).
+
+        Cheap (no schema is generated), so a compiler can check many tools before building.
+        """
         spec = self.spec
+        if spec.op == "action":
+            action = check_action(self)
+            return (action_kind(action), tuple(self.param(p) for p in spec.params),
+                    op_action(self))
+        if spec.action is not None:
+            raise self.fail(f"'action' is only for op 'action', not op {spec.op!r}")
         roles = [p.role for p in spec.params]
-        if spec.op in ("get", "update", "delete") and roles.count("id") != 1:
-            raise self.fail(f"op {spec.op!r} needs exactly one parameter with role 'id'")
+        if spec.op in ("get", "update", "delete"):
+            check_target(self, roles)
         if spec.op in ("list", "search", "create") and "id" in roles:
             raise self.fail(f"op {spec.op!r} takes no 'id' parameter")
         allowed = _ALLOWED_ROLES[spec.op]
@@ -143,9 +168,14 @@ class _ToolBuilder:
                                 f"op {spec.op!r} (allowed: {', '.join(sorted(allowed))})")
         params = tuple(self.param(p) for p in spec.params)
         kind: Literal["read", "write"] = "read" if spec.op in ("list", "get", "search") else "write"
+        return kind, params, OPERATIONS[spec.op](self)
+
+    def build(self) -> Tool:
+        spec = self.spec
+        kind, params, fn = self.prepare()
+        returns = action_returns(self, spec.action) if spec.action else self.returns()
         return Tool(name=spec.name, description=spec.description, kind=kind, params=params,
-                    fn=_OPERATIONS[spec.op](self), returns=self.returns(),
-                    simulated=spec.simulated)
+                    fn=fn, returns=returns, simulated=spec.simulated)
 
     def returns(self) -> Any:
         """The output type of the operation: a page of records, a record, or a deletion."""
@@ -183,6 +213,19 @@ class _ToolBuilder:
                 key = p.field or p.name
                 filters[key if p.op == "eq" else f"{key}__{p.op}"] = value
         return record_id, values, filters
+
+    def locate(self, db: Db, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """(record id, field values) of a call acting on one record: the ``id`` argument, or
+        else the first record whose key fields equal the ``filter`` arguments (a natural key
+        such as a path, or a singleton per parent); 404 when none matches."""
+        record_id, values, filters = self.split(db, args)
+        if record_id is not None:
+            return record_id, values
+        rows = db.select(self.entity.name, filters, limit=1)
+        if not rows:
+            keys = ", ".join(f"{k}={v!r}" for k, v in filters.items()) or "any key"
+            raise RecordNotFound(f"no {self.entity.name} with {keys}")
+        return str(rows[0]["id"]), values
 
     def arg(self, args: dict[str, Any], role: str, default: Any) -> Any:
         """The value of the parameter playing ``role``: given, else declared default, else ``default``."""
@@ -224,80 +267,10 @@ class Deleted(BaseModel):
 _ALLOWED_ROLES: dict[str, set[str]] = {
     "list": {"filter", "limit", "offset", "sort_by", "order"},
     "search": {"filter", "query", "limit", "offset", "sort_by", "order"},
-    "get": {"id"},
+    "get": {"id", "filter"},
     "create": {"field"},
-    "update": {"id", "field"},
-    "delete": {"id"},
-}
-
-
-def _page(b: _ToolBuilder, db: Db, args: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]:
-    return db.page(b.entity.name, filters, order_by=b.arg(args, "sort_by", None),
-                   descending=b.arg(args, "order", "asc") == "desc",
-                   limit=b.arg(args, "limit", DEFAULT_LIMIT), offset=b.arg(args, "offset", 0),
-                   max_limit=MAX_LIMIT)
-
-
-def _op_list(b: _ToolBuilder) -> Callable[..., Any]:
-    def run(db: Db, **args: Any) -> Any:
-        return _page(b, db, args, b.split(db, args)[2])
-
-    return run
-
-
-def _op_search(b: _ToolBuilder) -> Callable[..., Any]:
-    text_fields = [f.name for f in b.entity.fields
-                   if not f.enum and (f.type == "string" or f.type in _TEXT_TYPES)]
-    if not text_fields:
-        raise b.fail(f"entity {b.entity.name!r} has no text field to search")
-    any_text = "|".join(text_fields) + "__contains"
-
-    def run(db: Db, **args: Any) -> Any:
-        filters = b.split(db, args)[2]
-        query = b.arg(args, "query", "")
-        # A record matches when any text field contains the query (case-insensitive).
-        return _page(b, db, args, {**filters, any_text: query} if query else filters)
-
-    return run
-
-
-_TEXT_TYPES = ("PersonName", "FirstName", "LastName", "Email", "CompanyName", "JobTitle", "City",
-               "Country", "Address", "ProductName", "Username", "Domain", "URL", "Region")
-
-
-def _op_get(b: _ToolBuilder) -> Callable[..., Any]:
-    def run(db: Db, **args: Any) -> Any:
-        return db.get(b.entity.name, b.split(db, args)[0] or "")
-
-    return run
-
-
-def _op_create(b: _ToolBuilder) -> Callable[..., Any]:
-    def run(db: Db, **args: Any) -> Any:
-        return db.insert(b.entity.name, **b.split(db, args)[1])
-
-    return run
-
-
-def _op_update(b: _ToolBuilder) -> Callable[..., Any]:
-    def run(db: Db, **args: Any) -> Any:
-        record_id, values, _ = b.split(db, args)
-        return db.update(b.entity.name, record_id or "", **values)
-
-    return run
-
-
-def _op_delete(b: _ToolBuilder) -> Callable[..., Any]:
-    def run(db: Db, **args: Any) -> Any:
-        record = db.delete(b.entity.name, b.split(db, args)[0] or "")
-        return {"id": record["id"], "deleted": True}
-
-    return run
-
-
-_OPERATIONS: dict[str, Callable[[_ToolBuilder], Callable[..., Any]]] = {
-    "list": _op_list, "search": _op_search, "get": _op_get,
-    "create": _op_create, "update": _op_update, "delete": _op_delete,
+    "update": {"id", "field", "filter"},
+    "delete": {"id", "filter"},
 }
 
 

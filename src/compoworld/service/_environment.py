@@ -84,7 +84,8 @@ class Environment:
         pool: The shared population to seed from (default: ``Pool(seed, today=today)``).
         today: The world's fixed date, seen by tools as ``db.today``.
         simulator: The world model answering tools marked ``simulated`` (shared by forks);
-            without one, calling such a tool is an environment error (500).
+            without one, the first simulated call attaches an offline one
+            (:class:`compoworld.simulate.OfflineSimulator`).
 
     Example:
         >>> from compoworld.catalog import load_service
@@ -292,9 +293,10 @@ class Environment:
             return fail(error.code, error.message)
         service = name.split(SEPARATOR, 1)[0]
         if tool.simulated and self.simulator is None:
-            message = f"tool {name!r} is simulated and no world model is attached"
-            self.failures.append(ToolFailure(name, dict(args), message, ""))
-            return fail(500, message)
+            # The embedded default world model: offline, deterministic, no model needed.
+            from compoworld.simulate import OfflineSimulator
+
+            self.simulator = OfflineSimulator(self.pool)
         return self._run(name, tool, self._dbs[service], args)
 
     def _simulate(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Any:

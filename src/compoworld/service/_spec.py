@@ -1,7 +1,9 @@
 """``ServiceSpec``: the declarative, JSON-on-disk form of a service (what the compiler emits).
 
 A spec lists entities with typed fields and tools whose ``op`` is one of list / get / search /
-create / update / delete over one entity. Every parameter states its ``role`` — the id of the
+create / update / delete over one entity, or ``action``: a custom action whose ``effect`` (a
+status transition, a sent message, an aggregate or a deterministic computation) the engine
+also runs without code. Every parameter states its ``role`` — the id of the
 record, a field value to write, a filter, the search query, or a pagination / sorting control —
 so the engine can run the tool without code and the agent sees exactly the declared schema.
 """
@@ -15,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compoworld.errors import UserError
 
-Op = Literal["list", "get", "search", "create", "update", "delete"]
+Op = Literal["list", "get", "search", "create", "update", "delete", "action"]
+Effect = Literal["transition", "send", "count", "summary", "compute"]
 ParamRole = Literal["id", "field", "filter", "query", "limit", "offset", "sort_by", "order"]
 FilterOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"]
 PRIMITIVE_TYPES = ("string", "integer", "number", "boolean", "array", "object")
@@ -51,6 +54,9 @@ class EntitySpec(_Model):
     fields: list[FieldSpec]
     unique: list[str] = []
     seed_count: int = Field(default=20, ge=0, le=10_000)
+    singleton: bool = Field(default=False, description=(
+        "One record per service (settings, a profile, a balance): tools acting on it need "
+        "no id."))
 
 
 class ParamSpec(_Model):
@@ -58,8 +64,11 @@ class ParamSpec(_Model):
 
     Roles: ``id`` (the record a get/update/delete acts on), ``field`` (a value create/update
     writes to ``field``), ``filter`` (list/search keep records whose ``field`` matches with
-    ``op``), ``query`` (search text), ``limit`` / ``offset`` (pagination), ``sort_by`` /
-    ``order`` (sorting). ``type`` defaults to the field's type.
+    ``op``; a get/update/delete/transition without an ``id`` parameter acts on the first record
+    whose fields equal its ``filter`` parameters — a natural key such as a path, or the parent
+    of a singleton sub-record — and with none, on the service's one record), ``query`` (search
+    text), ``limit`` / ``offset`` (pagination), ``sort_by`` / ``order`` (sorting). ``type``
+    defaults to the field's type.
     """
 
     name: str
@@ -72,17 +81,50 @@ class ParamSpec(_Model):
     default: Any = None
 
 
+class ActionSpec(_Model):
+    """What a custom action (``op="action"``) does to its entity.
+
+    Effects:
+
+    * ``transition`` — set fields of the record named by the ``id`` parameter to the constants
+      in ``set`` (``{"status": "cancelled"}``); refused (422) when the record's ``field`` is
+      already the target value or not one of ``allowed_from``. Returns the updated record.
+    * ``send`` — insert a record (a message, an outbox entry) from the ``field`` parameters plus
+      the constants in ``set``. Returns the new record.
+    * ``count`` — the number of records matching the ``filter`` parameters: ``{"count": n}``.
+    * ``summary`` — count plus sum / min / max / average of the numeric ``field`` over the
+      matching records.
+    * ``compute`` — a deterministic lookup: the ``field`` parameters are the inputs, the
+      entity's other fields the outputs. A seeded record with equal inputs answers; otherwise
+      the outputs are drawn from a generator seeded by the world and the inputs, so the same
+      question always gets the same answer within a world (a forecast by city and date, a
+      quote, a conversion). Never writes.
+    """
+
+    effect: Effect
+    set: dict[str, Any] = {}
+    field: str | None = None
+    allowed_from: list[str] | None = None
+    writes: bool = Field(default=False, description="A simulated action that changes state.")
+
+
 class ToolSpec(_Model):
-    """A tool run by the generic engine (or, if ``simulated``, by the world model)."""
+    """A tool run by the generic engine (or, if ``simulated``, by the world model).
+
+    ``rule`` names the compiler rule that mapped the source operation to this tool (e.g.
+    ``"rest:GET collection → list"``), so every mapping can be audited.
+    """
 
     name: str
     description: str
     op: Op
     entity: str
     params: list[ParamSpec] = []
+    action: ActionSpec | None = None
     simulated: bool = False
     simulated_reason: str | None = None
     source: str | None = Field(default=None, description="Where it came from, e.g. 'GET /a/{id}'.")
+    rule: str | None = None
 
 
 class Provenance(_Model):

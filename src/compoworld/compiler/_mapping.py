@@ -1,0 +1,208 @@
+"""REST structure → operation: the decision for one OpenAPI operation and its emission.
+
+:func:`map_operation` only decides (so the caller can cap the tools, preferring mapped ones);
+:meth:`Operation.emit` then adds the entity fields, parameters and the tool to the assembler.
+"""
+
+from __future__ import annotations
+
+from compoworld.compiler._assemble import Assembler
+from compoworld.compiler._operation import Operation, opid_verb, read_path
+from compoworld.compiler._rules import (
+    ARITHMETIC,
+    COMPUTE_NOUNS,
+    COMPUTE_VERBS,
+    MESSAGE_NOUNS,
+    TRANSITIONS,
+    classify_verb,
+    core_noun,
+    entity_name,
+    identifier,
+    natural_keys,
+    singular,
+    split_verb,
+)
+from compoworld.compiler._tooling import ToolPlan, param_category
+
+_QUERY_NAMES = {"q", "query", "search", "term", "keyword", "keywords", "text", "search_term",
+                "search_query"}
+
+
+_ID_SUFFIXES = ("id", "arn", "sid", "uuid", "identifier")
+"""``<entity>_<suffix>`` names the parameter identifying a record in RPC-style APIs."""
+
+
+def _id_in_params(op: Operation, entity: str) -> str | None:
+    names = {identifier(p["name"]): p["name"] for p in op.params if p["required"]}
+    names.update({identifier(k): k for k in op.body if k in op.body_required})
+    stems = dict.fromkeys([entity, entity.split("_")[0], entity.split("_")[-1]])  # ordered
+    for candidate in ("id", *(f"{stem}_{suffix}" for stem in stems for suffix in _ID_SUFFIXES)):
+        if candidate in names:
+            return names[candidate]
+    return None
+
+
+def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
+    """The tool plan of an operation, or None (``op.reason`` says why it stays simulated)."""
+    chain, verb = read_path(op)
+    op.chain = chain
+    if not chain or not chain[-1][0]:
+        op.reason = "the path names no resource"
+        return None
+    noun, id_param = str(chain[-1][0]), chain[-1][1]
+    raw = identifier(noun).split("_")
+    noun = "_".join(core_noun(raw)) or identifier(noun)
+    if id_param and "by" in raw[1:] and singular(noun) != noun:
+        id_param = None  # /PlayersByTeam/{teamid}: the players of a team, a filtered list
+    entity = entity_name(noun)
+    parents = [(str(p), entity_name(str(n))) for n, p in chain[:-1] if n and p]
+    plan = ToolPlan(op="", entity=entity, rule="", source=op.source, noun=noun,
+                    id_param=id_param, parents=parents, method=op.method,
+                    query_names=_QUERY_NAMES)
+    writes = op.method != "GET"
+    if writes and op.body_kind == "other":
+        op.reason = f"non-JSON request body ({op.body_media}) is not modelled"
+        return None
+    words = set(identifier(noun).split("_")) | {verb or ""}
+    path_words = {w for c in chain if c[0] for w in identifier(str(c[0])).split("_")}
+    if verb is None and op.rpc:
+        op.reason = f"RPC operation {op.segments[-1]!r}: verb {split_verb(noun)[0]!r} has no rule"
+        return None
+    if verb is None and op.singleton and not id_param:
+        return _singleton(op, plan)
+    if verb is None:
+        kind = "item" if id_param else "collection"
+        last_words = set(identifier(str(chain[-1][0])).split("_"))
+        if kind == "collection" and (
+                (op.method == "GET" and (words & COMPUTE_NOUNS or path_words & COMPUTE_VERBS))
+                or (op.method == "POST" and last_words & COMPUTE_VERBS and not op.many)):
+            return _compute(op, plan, noun)
+        if op.method == "POST" and kind == "collection" and identifier(noun) in MESSAGE_NOUNS:
+            plan.op, plan.verb = "send", "send"
+            plan.rule = f"action:POST {identifier(noun)} → send {entity}"
+            return plan
+        rest = {("GET", "collection"): ("list", "rest:GET collection → list"),
+                ("GET", "item"): ("get", "rest:GET item → get"),
+                ("POST", "collection"): ("create", "rest:POST collection → create"),
+                ("PUT", "item"): ("update", "rest:PUT|PATCH item → update"),
+                ("PATCH", "item"): ("update", "rest:PUT|PATCH item → update"),
+                ("POST", "item"): ("update", "rest:POST item → update"),
+                ("DELETE", "item"): ("delete", "rest:DELETE item → delete")}
+        if (op.method, kind) not in rest:
+            op.reason = f"{op.method} on a {kind} path (bulk or singleton write) has no rule"
+            return None
+        plan.op, plan.rule = rest[(op.method, kind)]
+        if op.method == "POST":  # POST is where RPC hides: the operation id's verb decides
+            named = opid_verb(op)
+            family = classify_verb(named) if named else None
+            if named and family is None and named not in TRANSITIONS:
+                op.reason = f"POST operation {op.operation_id!r}: verb {named!r} has no rule"
+                return None
+            if (family is not None and family != plan.op) or named in TRANSITIONS:
+                verb = named
+        if verb is None:
+            return _rest(op, plan, noun)
+    if op.method == "GET" and classify_verb(verb) in ("create", "update", "delete", "send"):
+        op.reason = f"GET whose path or name says {verb!r} (a write) has no rule"
+        return None
+    return _verb(op, plan, verb)
+
+
+def _rest(op: Operation, plan: ToolPlan, noun: str) -> ToolPlan | None:
+    last = identifier(noun).split("_")[-1]
+    if plan.op == "list" and op.record and not op.many:
+        op.reason = f"GET {noun!r} returns one object, not a collection (a singleton)"
+        return None
+    if plan.op == "list" and not op.record and singular(last) == last:
+        op.reason = f"GET {noun!r}: a singular name without a response schema (a singleton?)"
+        return None
+    if plan.op == "create" and singular(last) == last and op.method_paths.get("GET") is None:
+        op.reason = (f"POST to {noun!r}, a singular name (an RPC call, not a collection), "
+                     "has no rule")
+        return None
+    if plan.op == "list" and any(identifier(p["name"]) in _QUERY_NAMES for p in op.params):
+        plan.op, plan.rule = "search", "rest:GET collection + text query → search"
+    return plan
+
+
+def _singleton(op: Operation, plan: ToolPlan) -> ToolPlan | None:
+    """A path whose GET answers one object (``/settings``, ``/users/{id}/profile``): get /
+    update / delete act on that record, named by its parents (or the service's one record)."""
+    family = {"GET": "get", "PUT": "update", "PATCH": "update", "POST": "update",
+              "DELETE": "delete"}[op.method]
+    inputs = [p["name"] for p in op.params if p["in"] == "query"
+              and param_category(p["name"], _QUERY_NAMES) != "control"]
+    if inputs and op.method == "GET":
+        op.reason = f"a singleton {plan.noun!r} read with inputs {inputs} (a computation?) has " \
+                    "no rule"
+        return None
+    if op.method == "POST" and (opid_verb(op) or "update") not in ("update", "set", "save"):
+        op.reason = f"POST on the singleton {plan.noun!r}: operation {op.operation_id!r} is not " \
+                    "an update"
+        return None
+    plan.op, plan.rule = family, f"rest:{op.method} singleton → {family}"
+    return plan
+
+
+def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
+    entity, id_param = plan.entity, plan.id_param
+    family = classify_verb(verb)
+    last = plan.noun.split("_")[-1]
+    if family == "get" and not id_param and singular(last) != last:
+        family = "list"  # DescribeEvents, GetResourcePolicies: a plural read is a listing
+    if family is None and verb in COMPUTE_NOUNS:
+        return _compute(op, plan, verb)
+    if family is None:
+        op.reason = f"RPC verb {verb!r} has no rule"
+        return None
+    if family in ("get", "update", "delete", "transition") and not id_param:
+        plan.id_param = id_param = _id_in_params(op, entity)
+        if not id_param and family == "get" and set(plan.noun.split("_")) & COMPUTE_NOUNS:
+            return _compute(op, plan, plan.noun)
+        # Keys come from the query or body (AWS-style RPC); a path parameter already names
+        # the parent the path says it names, not this record.
+        required = [p["name"] for p in op.params
+                    if p["required"] and p["in"] != "path"] + op.body_required
+        keys = None if id_param else natural_keys(required, family)
+        if keys:
+            plan.keys, plan.op, plan.verb = keys, family, verb
+            if family == "transition":
+                plan.target = TRANSITIONS[verb]
+                plan.rule = f"action:verb {verb} by key {', '.join(keys)} → transition " \
+                            f"status={plan.target}"
+            else:
+                plan.rule = f"rpc:verb {verb} by key {', '.join(keys)} → {family}"
+            return plan
+        if not id_param:
+            op.reason = f"{verb!r} names no parameter identifying the {entity}"
+            return None
+    if family == "send" and id_param:  # send an invoice, a draft: it becomes "sent"
+        family, plan.target = "transition", "sent"
+    elif family == "transition":
+        plan.target = TRANSITIONS[verb]
+    if family in ("list", "search", "create", "count", "summary") and id_param:
+        op.reason = f"{verb!r} on one {entity} (a sub-resource without its own path) has no rule"
+        return None
+    plan.op, plan.verb = family, verb
+    plan.rule = {"transition": f"action:verb {verb} → transition status={plan.target}",
+                 "send": f"action:verb {verb} → send {entity}",
+                 "count": "action:count → count", "summary": f"action:verb {verb} → summary",
+                 }.get(family, f"rpc:verb {verb} → {family}")
+    if family == "list" and classify_verb(verb) == "get":
+        plan.rule = f"rpc:verb {verb} + plural {plan.noun} → list"
+    return plan
+
+
+def _compute(op: Operation, plan: ToolPlan, noun: str) -> ToolPlan | None:
+    words = set(identifier(op.operation_id or noun).split("_"))
+    if words & ARITHMETIC:
+        op.reason = "arithmetic needs a real implementation, not a seeded lookup"
+        return None
+    if not op.record or op.many:
+        op.reason = f"a {noun} lookup without a typed single-object response"
+        return None
+    if not op.params and not op.body:
+        op.reason = f"a {noun} lookup without inputs (a singleton, not a function of inputs)"
+        return None
+    plan.op, plan.rule = "compute", f"compute:{identifier(noun)} → compute"
+    return plan

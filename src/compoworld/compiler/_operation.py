@@ -1,0 +1,152 @@
+"""One OpenAPI operation as the compiler reads it: its path as a chain of resources, the verb
+its path or operation id carries, and the name of the tool it becomes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from compoworld.compiler._assemble import Assembler
+from compoworld.compiler._rules import (
+    TRANSITIONS,
+    classify_verb,
+    identifier,
+    plural,
+    singular,
+    split_verb,
+)
+from compoworld.compiler._tooling import ToolPlan, emit_plan
+
+_BARE_VERBS = {"get", "edit", "update", "delete", "remove", "view", "show"}
+"""Bare verbs that sit between a collection and its id: ``/Conversations/Edit/{id}``."""
+
+
+@dataclass
+class Operation:
+    """One OpenAPI operation, its schemas resolved."""
+
+    method: str
+    path: str
+    place: str
+    segments: list[str]
+    operation_id: str
+    summary: str
+    params: list[dict[str, Any]]
+    dropped: list[str]
+    body_kind: str | None
+    body_media: str | None
+    body: dict[str, dict[str, Any]]
+    body_required: list[str]
+    record: dict[str, dict[str, Any]]
+    many: bool
+    singleton: bool = False
+    """A GET on this path answers one object: the path is one record, not a collection."""
+    rpc: bool = False
+    """The path is one RPC name (AWS ``#X-Amz-Target=``): never a REST collection."""
+    method_paths: dict[str, str] = field(default_factory=dict)
+    """Other methods on the same path (``{"GET": "/pets"}``): a GET makes it a collection."""
+    reason: str = ""
+    chain: list[list[str | None]] = field(default_factory=list)
+
+    @property
+    def source(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def emit(self, asm: Assembler, plan: ToolPlan | None) -> None:
+        inputs = [(p["name"], p["schema"], p["required"]) for p in self.params] + [
+            (k, v, k in self.body_required) for k, v in self.body.items()]
+        if plan is None:
+            name = tool_name(self, None)
+            asm.opaque(name, self.summary or f"{self.method} {self.path}", inputs, self.record,
+                       reason=self.reason, source=self.source, writes=self.method != "GET")
+            return
+        plan.name = tool_name(self, plan)
+        plan.description = self.summary
+        emit_plan(asm, plan, inputs, self.record)
+
+
+def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
+    """Resources along the path as [noun, id param] pairs, and a trailing verb if any."""
+    chain: list[list[str | None]] = []
+    chain_tail: list[list[str | None]] = []
+    verb = None
+    for i, seg in enumerate(op.segments):
+        last = i == len(op.segments) - 1
+        if ":" in seg and last:  # Google custom method: {name}:cancel, topics:publish
+            seg, custom = seg.rsplit(":", 1)
+            verb, rest = split_verb(identifier(custom))
+            if rest:  # {resource}:getIamPolicy acts on a sub-record: the iam_policy
+                chain_tail = [["_".join(rest), None]]
+        if seg.startswith("{"):
+            pname = seg.strip("{}").lstrip("+")
+            if chain and chain[-1][1] is None:
+                chain[-1][1] = pname
+            else:
+                chain.append([None, pname])
+        elif seg:
+            chain.append([seg, None])
+    chain += chain_tail
+    for i in range(len(chain) - 1, 0, -1):
+        word = identifier(str(chain[i][0] or ""))
+        if (verb is None and chain[i][0] and (word in TRANSITIONS or word in _BARE_VERBS)
+                and chain[i - 1][0] and chain[i - 1][1] is None and chain[i][1]):
+            verb = word  # /OptionalConversations/Edit/{conversationId}
+            chain[i - 1][1] = chain[i][1]
+            del chain[i]
+            break
+    literals = [c for c in chain if c[0]]
+    if verb is None and literals:
+        tail = literals[-1]
+        first, rest = split_verb(identifier(str(tail[0])))
+        known = bool(classify_verb(first) or first in TRANSITIONS)
+        if tail is chain[-1] and not rest and known and len(chain) > 1 and tail[1] is None:
+            verb = first  # /pads/get, /orders/{id}/cancel, /messages/send
+            chain.pop()
+        elif rest and known:
+            verb, tail[0] = first, "_".join(rest)  # /createPad, /GetPostAndParent/{id}
+    if (not chain or chain[-1][0] is None) and op.operation_id:
+        parts = [p for p in op.operation_id.replace("-", ".").split(".") if p]
+        if len(parts) >= 2:  # Google: pubsub.projects.topics.get
+            noun = identifier(parts[-2])
+            chain = [[noun, chain[-1][1] if chain else None]]
+            verb = verb or identifier(parts[-1])
+    return chain, verb
+
+
+def opid_verb(op: Operation) -> str | None:
+    """The verb an operation id starts with (``apps/reset-token`` → ``reset``), if it does not
+    start with the resource noun."""
+    if not op.operation_id:
+        return None
+    last = identifier(re.split(r"[/.]", op.operation_id)[-1])
+    first = last.split("_")[0]
+    nouns = {identifier(str(c[0])).split("_")[0] for c in op.chain if c[0]}
+    if first in nouns or singular(first) in {singular(n) for n in nouns}:
+        return None
+    return first if len(last.split("_")) > 1 or classify_verb(first) else None
+
+
+_VERBS = {"list": "list", "search": "search", "get": "get", "create": "create",
+          "update": "update", "delete": "delete", "count": "count", "summary": "summarize",
+          "compute": "get"}
+
+
+def tool_name(op: Operation, plan: ToolPlan | None) -> str:
+    if op.operation_id and "." not in op.operation_id:
+        return identifier(op.operation_id)  # the API's own name for the operation
+    dotted = [identifier(p) for p in op.operation_id.split(".") if p]
+    if len(dotted) >= 3 and plan is not None:  # Google: tasks.tasklists.list → list_tasklists
+        noun = dotted[-2] if plan.op in ("list", "search") else singular(dotted[-2])
+        return identifier(f"{dotted[-1]}_{noun}")
+    if plan is None and len(dotted) >= 2:
+        return dotted[-1] if "_" in dotted[-1] else identifier(f"{dotted[-1]}_{dotted[-2]}")
+    if plan is None:
+        return identifier(f"{op.method.lower()}_{'_'.join(s for s in op.segments if '{' not in s)}")
+    noun = identifier(plan.noun)
+    many = plan.op in ("list", "search", "count", "summary")
+
+    last = noun.split("_")
+    last[-1] = plural(singular(last[-1])) if many else singular(last[-1])
+    verb = plan.verb if plan.op in ("transition", "send") else _VERBS[plan.op]
+    return identifier(f"{verb}_{'_'.join(last)}")

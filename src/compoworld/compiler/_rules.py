@@ -1,0 +1,221 @@
+"""The mapping rules: verbs → operations, transitions, names. Every mapping records its rule id.
+
+Rule ids (the ``rule`` of each compiled tool) are listed in :data:`RULES`; ``docs/compiler.md``
+shows the same table. A tool no rule covers stays simulated, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compoworld.compiler._semantic import words
+
+RULES: dict[str, str] = {
+    "rest:GET collection → list": "GET on a path ending in a collection name, answering an "
+                                  "array (or an envelope holding one): list its records",
+    "rest:GET collection + text query → search": "the same with a q / query / search / term "
+                                                 "parameter: text search plus filters",
+    "rest:GET item → get": "GET on a path ending in an id parameter: the record",
+    "rest:POST collection → create": "POST on a plural collection name (or one that also has a "
+                                     "GET): insert a record from the body",
+    "rest:PUT|PATCH item → update": "PUT / PATCH on an item path: partial update",
+    "rest:POST item → update": "POST on an item path whose operation id is no other verb",
+    "rest:DELETE item → delete": "DELETE on an item path: remove the record",
+    "rpc:verb <verb> → <op>": "a CRUD verb in the path or operation id (/pads/get, createPad, "
+                              "{name}:delete, X-Amz-Target ListAgents): the same operations",
+    "rest:<METHOD> singleton → get|update|delete": "a singular path whose GET answers one "
+                                                   "object (/settings, /users/{id}/profile): "
+                                                   "the one record, named by its parents",
+    "rpc:verb <verb> by key <params> → <op>": "get / update / delete without an id parameter "
+                                              "but with natural-key inputs (Name, path, "
+                                              "GatewayARN): the record whose keys equal them",
+    "rpc:verb <verb> + plural <noun> → list": "a get verb on a plural noun (DescribeEvents, "
+                                              "GetResourcePolicies): a filtered list",
+    "mcp:verb <verb> → <op>": "an MCP tool named verb_noun (readOnlyHint forbids writes, "
+                              "destructiveHint forbids reads and creates)",
+    "fn:verb <verb> → <op>": "an OpenAI / bfcl function named verb_noun",
+    "action:verb <verb> → transition status=<state>": "a state-changing verb (cancel, archive, "
+                                                       "close, approve...) on one record: set "
+                                                       "its status to the verb's result state",
+    "action:verb <verb> → send <entity>": "send / reply / forward / notify on a collection: "
+                                          "insert a message record",
+    "action:POST <noun> → send <entity>": "POST to a message collection (sms, messages, "
+                                          "email, fax...): insert a sent message",
+    "action:count → count": "count of a collection: the number of matching records",
+    "action:verb <verb> → summary": "summary / stats of a collection: count, sum, min, max, "
+                                    "average of its numeric field",
+    "compute:<noun> → compute": "a quote, forecast, rate, price, cost, conversion or a lookup "
+                                "verb with inputs and a typed single-object answer: a seeded "
+                                "deterministic lookup",
+}
+
+LIST_VERBS = {"list", "browse", "enumerate", "index", "all", "view", "show", "display"}
+GET_VERBS = {"get", "read", "fetch", "retrieve", "describe", "show", "view", "load"}
+SEARCH_VERBS = {"search", "find", "query", "lookup", "filter"}
+CREATE_VERBS = {"create", "add", "new", "insert", "register", "make", "post", "submit", "book",
+                "place", "write", "save", "upload", "reserve", "schedule", "open"}
+UPDATE_VERBS = {"update", "edit", "modify", "set", "change", "patch", "put", "rename", "replace",
+                "move", "assign", "upsert"}
+DELETE_VERBS = {"delete", "remove", "destroy", "erase", "drop", "purge", "unset"}
+SEND_VERBS = {"send", "reply", "forward", "notify", "broadcast"}
+COUNT_VERBS = {"count"}
+SUMMARY_VERBS = {"summary", "summarize", "stats", "statistics", "aggregate", "totals"}
+
+TRANSITIONS: dict[str, str] = {
+    "cancel": "cancelled", "archive": "archived", "unarchive": "active", "close": "closed",
+    "reopen": "open", "approve": "approved", "reject": "rejected", "decline": "declined",
+    "accept": "accepted", "complete": "completed", "finish": "completed", "activate": "active",
+    "deactivate": "inactive", "enable": "enabled", "disable": "disabled",
+    "publish": "published", "unpublish": "draft", "suspend": "suspended", "resume": "active",
+    "pause": "paused", "unpause": "active", "block": "blocked", "unblock": "active",
+    "lock": "locked", "unlock": "unlocked", "resolve": "resolved", "confirm": "confirmed",
+    "void": "void", "refund": "refunded", "ship": "shipped", "fulfill": "fulfilled",
+    "restore": "active", "stop": "stopped", "verify": "verified", "expire": "expired",
+    "finalize": "finalized", "revoke": "revoked", "submit": "submitted", "retire": "retired",
+    "hide": "hidden", "unhide": "visible", "mute": "muted", "unmute": "active",
+    "ban": "banned", "unban": "active", "terminate": "terminated", "deny": "denied",
+    "start": "started", "end": "ended", "pin": "pinned", "unpin": "unpinned",
+}
+"""Verb → the status a record is in after it (``cancel`` → ``cancelled``)."""
+
+COMPUTE_NOUNS = {
+    "forecast", "quote", "quotes", "rate", "rates", "price", "prices", "pricing", "estimate",
+    "estimates", "cost", "costs", "fare", "fares", "weather", "exchange", "conversion",
+    "availability", "distance", "shipping", "tax", "taxes", "score",
+    "eta", "duration", "valuation", "premium", "geocode", "timezone",
+}
+"""Nouns of world facts that are a function of their inputs (a forecast by city and date)."""
+
+COMPUTE_VERBS = {"lookup", "calculate", "compute", "convert", "estimate", "quote", "validate",
+                 "predict", "geocode", "forecast", "price", "evaluate"}
+"""Verbs asking for a function of the inputs (``/lookup/format``, ``calculateShipping``)."""
+
+MESSAGE_NOUNS = {"sms", "message", "messages", "email", "emails", "mail", "fax", "faxes",
+                 "notification", "notifications", "text", "texts", "mms"}
+"""POST to one of these (``POST /sms``) sends a message: the ``send`` effect."""
+
+ARITHMETIC = {
+    "add", "sum", "subtract", "multiply", "divide", "sqrt", "square", "mean", "average", "std",
+    "standard", "deviation", "log", "logarithm", "power", "absolute", "round", "percentage",
+    "min", "max", "median", "factorial", "modulo", "mod", "unit", "si",
+}
+"""Words of pure arithmetic: a seeded lookup would give wrong answers, so never 'compute'."""
+
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
+              "data": "data", "media": "media", "news": "news", "series": "series",
+              "status": "status", "analysis": "analysis", "address": "address",
+              "business": "business", "access": "access", "canvas": "canvas", "alias": "alias",
+              "class": "class", "settings": "settings", "details": "details", "metadata": "metadata"}
+
+
+def singular(word: str) -> str:
+    """``"companies"`` → ``"company"``, ``"addresses"`` → ``"address"``, ``"people"`` → ``"person"``."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"),
+                         ("xes", "x"), ("uses", "us"), ("statuses", "status")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def plural(word: str) -> str:
+    """``"company"`` → ``"companies"``, ``"address"`` → ``"addresses"``."""
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "sh", "ch")):
+        return word + "es"
+    return word + "s"
+
+
+def identifier(name: str, fallback: str = "x") -> str:
+    """A lower snake case identifier (``a-z0-9_``, starts with a letter, no ``__``)."""
+    snake = words(name)
+    snake = re.sub(r"[^a-z0-9_]", "", snake)
+    if not snake or not snake[0].isalpha():
+        snake = f"{fallback}_{snake}".strip("_")
+    return re.sub(r"_+", "_", snake)[:60].rstrip("_")
+
+
+def entity_name(noun: str) -> str:
+    """The entity a resource noun names: singular snake case (``"UserGroups"`` → ``"user_group"``)."""
+    parts = identifier(noun, "item").split("_")
+    parts[-1] = singular(parts[-1])
+    return "_".join(parts)
+
+
+def split_verb(name: str) -> tuple[str, list[str]]:
+    """The verb and the rest of a name: ``"createPad"`` → (``"create"``, ``["pad"]``).
+
+    A namespace prefix before a verb is skipped (``"ticket_get_status"`` → ``get``), and a
+    name that ends in its verb is read noun-first (``"archival_memory_add"`` → ``add``).
+    """
+    parts = identifier(name).split("_")
+    if len(parts) > 2 and not _known(parts[0]) and _known(parts[1]):
+        return parts[1], parts[2:]
+    if len(parts) > 1 and not _known(parts[0]) and _known(parts[-1]):
+        return parts[-1], parts[:-1]
+    return parts[0], parts[1:]
+
+
+def _known(word: str) -> bool:
+    return classify_verb(word) is not None
+
+
+def classify_verb(verb: str) -> str | None:
+    """The operation family of a verb: list/get/search/create/update/delete/send/count/summary
+    or ``transition``; None when it names none."""
+    for family, verbs in (("search", SEARCH_VERBS), ("create", CREATE_VERBS - {"submit"}),
+                          ("update", UPDATE_VERBS), ("delete", DELETE_VERBS),
+                          ("send", SEND_VERBS), ("count", COUNT_VERBS),
+                          ("summary", SUMMARY_VERBS), ("list", LIST_VERBS - {"show", "view"}),
+                          ("get", GET_VERBS)):
+        if verb in verbs:
+            return family
+    if verb in TRANSITIONS:
+        return "transition"
+    return None
+
+
+_FILLER = {"info", "information", "details", "detail", "data", "list", "all", "my", "new",
+           "current", "the", "a", "an"}
+
+
+def core_noun(words: list[str]) -> list[str]:
+    """The resource words of a name's rest: ``["post", "and", "parent"]`` → ``["post"]``,
+    ``["stock", "info"]`` → ``["stock"]``, ``["user", "by", "email"]`` → ``["user"]``."""
+    stops = ("by", "for", "from", "with", "of", "in", "on", "to", "and")
+    while words and words[0] in stops:  # add_to_watchlist
+        words = words[1:]
+    for i, word in enumerate(words[1:], 1):
+        if word in stops or (word == "based" and words[i + 1: i + 2] == ["on"]):
+            words = words[:i]
+            break
+    return [w for w in words if w not in _FILLER]
+
+
+_KEY_NAMES = {"name", "path", "key", "slug", "code", "email", "username", "handle", "url", "uri",
+              "domain", "symbol", "sku", "filename", "file_path", "arn", "uid", "uuid", "sid"}
+_KEY_SUFFIXES = ("_name", "_arn", "_id", "_key", "_path", "_code", "_email", "_slug", "_number",
+                 "_symbol", "_uid", "_uuid", "_sid", "_identifier", "_handle")
+
+
+def key_like(name: str) -> bool:
+    """Whether a parameter name reads as a natural key of a record (``path``, ``GatewayARN``,
+    ``user_name``), so a lookup by it names one record."""
+    snake = identifier(name)
+    return snake in _KEY_NAMES or snake.endswith(_KEY_SUFFIXES)
+
+
+def natural_keys(required: list[str], family: str) -> list[str] | None:
+    """The key parameters of a get / update / delete / transition without an id parameter, or
+    None when its required inputs do not name one record (a get or delete whose required
+    inputs are not all keys is a computation or a bulk call, not a lookup)."""
+    keys = [name for name in required if key_like(name)]
+    if not keys:
+        return None
+    if family in ("get", "delete") and len(keys) != len(required):
+        return None
+    return keys

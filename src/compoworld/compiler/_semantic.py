@@ -1,0 +1,197 @@
+"""Semantic type inference: which shared type (Email, Phone, Money, ...) a field or parameter
+holds, from its JSON-schema ``format``, its name and its description.
+
+Every rule is conservative: a semantic type is only given when the JSON type fits it (an
+``amount`` that is a string stays a string), and enumerations stay enumerations.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compoworld.types import get_type
+
+_FORMATS = {
+    "email": "Email", "idn-email": "Email", "uri": "URL", "url": "URL", "iri": "URL",
+    "date": "Date", "date-time": "DateTime", "hostname": "Domain", "ipv4": "IPAddress",
+    "time": "Time",
+}
+
+# Whole normalised names (snake case) → type. Checked before the word rules.
+_NAMES = {
+    "email": "Email", "email_address": "Email", "e_mail": "Email", "mail": "Email",
+    "phone": "Phone", "phone_number": "Phone", "mobile": "Phone", "mobile_phone": "Phone",
+    "telephone": "Phone", "fax": "Phone", "cell_phone": "Phone", "work_phone": "Phone",
+    "first_name": "FirstName", "firstname": "FirstName", "given_name": "FirstName",
+    "last_name": "LastName", "lastname": "LastName", "surname": "LastName",
+    "family_name": "LastName", "full_name": "PersonName", "fullname": "PersonName",
+    "contact_name": "PersonName", "customer_name": "PersonName",
+    "person_name": "PersonName", "author_name": "PersonName", "owner_name": "PersonName",
+    "company": "CompanyName", "company_name": "CompanyName", "organization": "CompanyName",
+    "organisation": "CompanyName", "organization_name": "CompanyName",
+    "business_name": "CompanyName", "employer": "CompanyName", "vendor_name": "CompanyName",
+    "url": "URL", "website": "URL", "homepage": "URL", "web_url": "URL", "html_url": "URL",
+    "href": "URL", "link": "URL", "website_url": "URL", "image_url": "URL", "avatar_url": "URL",
+    "address": "Address", "street": "Address", "street_address": "Address",
+    "address_line1": "Address", "address_line_1": "Address", "address1": "Address",
+    "line1": "Address", "city": "City", "town": "City", "locality": "City",
+    "province": "Region", "state_or_province": "Region",
+    "country": "Country", "country_name": "Country", "country_code": "CountryCode",
+    "zip": "PostalCode", "zip_code": "PostalCode", "zipcode": "PostalCode",
+    "postal_code": "PostalCode", "postcode": "PostalCode",
+    "lat": "Latitude", "latitude": "Latitude", "lng": "Longitude", "lon": "Longitude",
+    "long": "Longitude", "longitude": "Longitude",
+    "timezone": "Timezone", "time_zone": "Timezone", "tz": "Timezone",
+    "language": "Language", "currency": "Currency", "currency_code": "Currency",
+    "username": "Username", "user_name": "Username", "login": "Username", "handle": "Username",
+    "screen_name": "Username", "job_title": "JobTitle", "position_title": "JobTitle",
+    "domain": "Domain", "domain_name": "Domain", "iban": "IBAN", "sku": "SKU",
+    "invoice_number": "InvoiceNumber", "order_number": "OrderNumber",
+    "tracking_number": "TrackingNumber", "color": "Color", "colour": "Color",
+    "ip": "IPAddress", "ip_address": "IPAddress", "filename": "FileName", "file_name": "FileName",
+    "industry": "Industry", "duration_minutes": "DurationMinutes",
+    "quantity": "Quantity", "qty": "Quantity", "account_number": "AccountNumber",
+    "percent": "Percent", "percentage": "Percent",
+}
+
+# Last word of the name → type (for names like ``billing_email``, ``total_price``).
+_LAST_WORDS = {
+    "email": "Email", "phone": "Phone", "url": "URL", "website": "URL", "city": "City",
+    "country": "Country", "currency": "Currency", "zip": "PostalCode", "postcode": "PostalCode",
+    "amount": "Money", "price": "Money", "cost": "Money", "total": "Money", "balance": "Money",
+    "fee": "Money", "subtotal": "Money", "tax": "Money", "salary": "Money", "revenue": "Money",
+    "budget": "Money", "date": "Date", "at": "DateTime", "timestamp": "DateTime",
+    "datetime": "DateTime", "time": "DateTime", "on": "Date", "birthday": "Date",
+    "dob": "Date", "percent": "Percent", "percentage": "Percent", "quantity": "Quantity",
+    "latitude": "Latitude", "longitude": "Longitude", "timezone": "Timezone",
+    "username": "Username", "address": "Address", "firstname": "FirstName", "link": "URL",
+    "lastname": "LastName", "iban": "IBAN", "sku": "SKU",
+}
+_LAST_TWO = {
+    "first_name": "FirstName", "last_name": "LastName", "full_name": "PersonName",
+    "company_name": "CompanyName", "postal_code": "PostalCode", "zip_code": "PostalCode",
+    "country_code": "CountryCode", "currency_code": "Currency", "phone_number": "Phone",
+    "email_address": "Email", "job_title": "JobTitle", "street_address": "Address",
+    "ip_address": "IPAddress", "file_name": "FileName", "time_zone": "Timezone",
+}
+_NOT_ALONE = {"at", "on", "time", "total", "text", "link"}
+"""Last words that say nothing when they are the whole name."""
+_PEOPLE = {"user", "customer", "contact", "person", "people", "member", "employee", "owner",
+           "author", "lead", "patient", "student", "guest", "traveler", "traveller", "passenger",
+           "driver", "candidate", "subscriber", "recipient", "sender", "attendee", "participant",
+           "teacher", "doctor", "client", "applicant", "speaker", "staff", "worker", "profile"}
+_COMPANIES = {"company", "organization", "organisation", "business", "vendor", "supplier",
+              "merchant", "employer", "brand", "manufacturer", "partner", "agency", "firm"}
+_NAME_FIELDS = {"name", "display_name", "full_name"}
+"""On a person-like entity these name the person; on a company-like one, the company."""
+
+_DATE_NAMES = {"created", "updated", "modified", "deleted", "expires", "due", "birthdate"}
+
+# Phrases in a description → type (only for strings without a format).
+_DESCRIPTIONS = (
+    (re.compile(r"\bemail address\b", re.I), "Email"),
+    (re.compile(r"\bphone number\b", re.I), "Phone"),
+    (re.compile(r"\bISO[ -]?4217\b|\bcurrency code\b", re.I), "Currency"),
+    (re.compile(r"\bISO[ -]?3166\b.*alpha-?2|\btwo-letter country code\b", re.I), "CountryCode"),
+    (re.compile(r"\bYYYY-MM-DD\b(?!T| ?hh)", re.I), "Date"),
+    (re.compile(r"\bISO[ -]?8601\b.*\b(date[- ]?time|timestamp)\b", re.I), "DateTime"),
+    (re.compile(r"\bRFC[ -]?3339 timestamp\b", re.I), "DateTime"),
+)
+
+_JSON_OF = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+def words(name: str) -> str:
+    """``"billingEmail"`` / ``"Billing-Email"`` → ``"billing_email"`` (lower snake case)."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    name = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower()
+    return re.sub(r"_+", "_", name)
+
+
+def _fits(semantic: str, json_type: str | None) -> bool:
+    base = get_type(semantic).json_type
+    if json_type is None:
+        return base == "string"
+    if base == "number":
+        return json_type in ("number", "integer")
+    return base == json_type
+
+
+def infer_semantic(name: str, schema: dict[str, Any] | None = None,
+                   description: str = "", entity: str = "") -> str | None:
+    """The semantic type a field or parameter holds, or None when nothing says so.
+
+    Args:
+        name: The field or parameter name as the source spells it (any case).
+        schema: Its JSON schema (``type``, ``format``, ``enum``...).
+        description: Its description.
+        entity: The entity it belongs to, if any (``name`` on a ``customer`` is a PersonName,
+            on a ``company`` a CompanyName).
+
+    Example:
+        >>> infer_semantic("billingEmail", {"type": "string"})
+        'Email'
+        >>> infer_semantic("total_price", {"type": "number"})
+        'Money'
+        >>> infer_semantic("total_price", {"type": "string"}) is None
+        True
+    """
+    schema = schema or {}
+    json_type = schema.get("type") if isinstance(schema.get("type"), str) else None
+    if schema.get("enum") or json_type in ("array", "object", "boolean"):
+        return None
+    candidates: list[str] = []
+    fmt = schema.get("format")
+    if isinstance(fmt, str) and fmt.lower() in _FORMATS:
+        candidates.append(_FORMATS[fmt.lower()])
+    snake = words(name)
+    parts = snake.split("_")
+    if snake.endswith("_id") or snake == "id" or snake.endswith("_ids"):
+        return None  # identifiers are Refs or plain strings, never the thing they name
+    kind = entity.split("_")[-1] if entity else ""
+    if snake in _NAME_FIELDS and kind in _PEOPLE:
+        candidates.append("PersonName")
+    if snake in _NAME_FIELDS and kind in _COMPANIES:
+        candidates.append("CompanyName")
+    if snake in _NAMES:
+        candidates.append(_NAMES[snake])
+    if len(parts) >= 2 and "_".join(parts[-2:]) in _LAST_TWO:
+        candidates.append(_LAST_TWO["_".join(parts[-2:])])
+    if parts[-1] in _LAST_WORDS and (len(parts) >= 2 or parts[-1] not in _NOT_ALONE):
+        candidates.append(_LAST_WORDS[parts[-1]])
+    if parts[0] in _DATE_NAMES and len(parts) <= 2 and json_type in (None, "string"):
+        candidates.append("DateTime")
+    text = description or str(schema.get("description") or "")
+    if json_type in (None, "string") and not fmt:
+        candidates += [t for pattern, t in _DESCRIPTIONS if pattern.search(text)]
+    for candidate in candidates:
+        if candidate == "Money" and json_type == "integer" and parts[-1] in ("total", "balance"):
+            continue  # an integer total is usually a count, not an amount
+        if candidate in ("Date", "DateTime") and fmt in ("date", "date-time"):
+            candidate = _FORMATS[fmt]
+        if _fits(candidate, json_type):
+            return candidate
+    return None
+
+
+def field_type(name: str, schema: dict[str, Any] | None, description: str = "",
+               entity: str = "") -> tuple[str, str | None]:
+    """(spec type, array item type) of a field: a semantic type or a JSON primitive."""
+    schema = schema or {}
+    semantic = infer_semantic(name, schema, description, entity)
+    if semantic:
+        return semantic, None
+    json_type = schema.get("type")
+    if isinstance(json_type, list):  # ["string", "null"]
+        json_type = next((t for t in json_type if t != "null"), "string")
+    if json_type == "array":
+        items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
+        item_type = items.get("type") if isinstance(items.get("type"), str) else None
+        return "array", _JSON_OF.get(item_type or "")
+    if json_type in _JSON_OF or json_type == "object":
+        return str(json_type), None
+    if schema.get("properties"):
+        return "object", None
+    return "string", None

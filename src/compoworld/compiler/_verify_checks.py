@@ -1,0 +1,251 @@
+"""One conformance check per operation / action effect (see :mod:`._verify`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from compoworld.compiler._verify_ops import (
+    CheckFailed,
+    Context,
+    checked_read,
+    common_checks,
+    located,
+    matches,
+    pick_record,
+    records,
+)
+from compoworld.service._spec import ToolSpec
+
+_PLAIN = ("string", "integer", "boolean")
+
+
+def _copy(ctx: Context, entity: str, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A new record in the state, a copy of a seeded one (unique values made unique)."""
+    base = base or pick_record(ctx, entity)
+    unique = next((e.unique for e in ctx.spec.entities if e.name == entity), [])
+    values = {k: (f"copy.{v}" if k in unique and isinstance(v, str) else v)
+              for k, v in base.items() if k != "id"}
+    ctx.pristine = False
+    return ctx.env.db(ctx.spec.name).insert(entity, **values)
+
+
+def _where(tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    where = {}
+    for p in tool.params:
+        if p.role == "filter" and args.get(p.name) is not None:
+            name = p.field or p.name
+            where[name if p.op == "eq" else f"{name}__{p.op}"] = args[p.name]
+    return where
+
+
+def _paged(tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    return {**args, **{p.name: 100 for p in tool.params if p.role == "limit"}}
+
+
+def _required(ctx: Context, tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    runtime = ctx.service.tools[tool.name]
+    return {p.name: args[p.name] for p in runtime.params if p.required and p.name in args}
+
+
+def _filter_value(p: Any, value: Any) -> Any:
+    if p.op == "in":
+        return [value]
+    if p.op == "contains":
+        return str(value)[:4]
+    return value
+
+
+def check_list(ctx: Context, tool: ToolSpec) -> None:
+    base = pick_record(ctx, tool.entity)
+    args = common_checks(ctx, tool, base)
+    required = _paged(tool, _required(ctx, tool, args))
+    query = next((p for p in tool.params if p.role == "query"), None)
+    if query is not None and query.name in required:
+        required[query.name] = ""  # an empty text matches everything
+    before = checked_read(ctx, tool, required, "list")["total"]
+    matching = {(p.field or p.name): required[p.name][0] if p.op == "in" else required[p.name]
+                for p in tool.params if p.role == "filter" and p.name in required
+                and p.op in ("eq", "contains", "in", "gte", "lte") and required[p.name] != []}
+    added = _copy(ctx, tool.entity, {**base, **matching})
+    data = checked_read(ctx, tool, required, "list after adding a record")
+    if data["total"] != before + 1:
+        raise CheckFailed(f"list total went from {before} to {data['total']} after adding a "
+                          "matching record")
+    if data["total"] <= len(data["items"]) and added["id"] not in [i["id"] for i in data["items"]]:
+        raise CheckFailed("list does not include a record added to the state")
+    for p in tool.params:
+        if p.role != "filter" or p.name in required:
+            continue
+        value = added.get(p.field or p.name)
+        if value is None or isinstance(value, list | dict):
+            continue
+        wanted = _filter_value(p, value)
+        page = checked_read(ctx, tool, {**required, p.name: wanted}, f"filter {p.name!r}")
+        for item in page["items"]:
+            if not matches(item.get(p.field or p.name), p.op, wanted):
+                raise CheckFailed(f"filter {p.name!r}={wanted!r} returned a record whose "
+                                  f"{p.field or p.name} is {item.get(p.field or p.name)!r}")
+        ids = [i["id"] for i in page["items"]]
+        included = p.op in ("eq", "in", "contains", "gte", "lte")
+        if included and page["total"] <= len(ids) and added["id"] not in ids:
+            raise CheckFailed(f"filter {p.name!r}={wanted!r} left out a matching record")
+    ctx.done.append("list")
+
+
+def check_search(ctx: Context, tool: ToolSpec) -> None:
+    check_list(ctx, tool)
+    record = pick_record(ctx, tool.entity)
+    args = _paged(tool, _required(ctx, tool, common_checks(ctx, tool, record)))
+    query = next((p for p in tool.params if p.role == "query"), None)
+    if query is None:
+        return
+    texts = [v for v in record.values() if isinstance(v, str) and len(v) >= 3]
+    for text in texts:
+        page = checked_read(ctx, tool, {**args, query.name: text}, "search")
+        if page["total"] and record["id"] in [i["id"] for i in page["items"]]:
+            ctx.done.append("search")
+            return
+    if texts:
+        raise CheckFailed("search for a record's own text did not find it")
+
+
+def check_get(ctx: Context, tool: ToolSpec) -> None:
+    record = pick_record(ctx, tool.entity, tool)
+    args = common_checks(ctx, tool, record)
+    data = checked_read(ctx, tool, args, "get")
+    wanted = located(ctx, tool, args)
+    if data != wanted:
+        raise CheckFailed(f"get returned {data.get('id')!r}, not the record asked for "
+                          f"({wanted['id']!r})")
+    ctx.done.append("get")
+
+
+def check_create(ctx: Context, tool: ToolSpec) -> None:
+    args = common_checks(ctx, tool, None)
+    db = ctx.env.db(ctx.spec.name)
+    before = db.count(tool.entity)
+    data = ctx.ok(tool, args, "create")
+    if db.count(tool.entity) != before + 1 or db.get(tool.entity, data["id"]) != data:
+        raise CheckFailed("the created record does not read back as returned")
+    _given_stored(ctx, tool, args, data)
+    ctx.done.append("create")
+
+
+def _given_stored(ctx: Context, tool: ToolSpec, args: dict[str, Any], data: dict[str, Any]) -> None:
+    fields = {f.name: f for e in ctx.spec.entities if e.name == tool.entity for f in e.fields}
+    for p in tool.params:
+        f = fields.get(p.field or p.name)
+        stored = data.get(f.name) if f is not None else None
+        if p.role == "field" and p.name in args and f is not None and f.type in _PLAIN \
+                and stored != args[p.name]:
+            raise CheckFailed(f"{p.name!r}={args[p.name]!r} was stored as {data.get(f.name)!r}")
+
+
+def check_update(ctx: Context, tool: ToolSpec) -> None:
+    record = pick_record(ctx, tool.entity, tool)
+    args = common_checks(ctx, tool, record)
+    from compoworld.service import sample_arguments
+
+    runtime = ctx.service.tools[tool.name]
+    extra = sample_arguments(runtime, ctx.env, ctx.spec.name, ctx.rng, optional=True)
+    args.update({k: v for k, v in extra.items() if k not in args})
+    target = located(ctx, tool, args)["id"]
+    data = ctx.ok(tool, args, "update")
+    if data["id"] != target or ctx.env.db(ctx.spec.name).get(tool.entity, target) != data:
+        raise CheckFailed("the update is not visible in a later read")
+    _given_stored(ctx, tool, args, data)
+    ctx.done.append("update")
+
+
+def check_delete(ctx: Context, tool: ToolSpec) -> None:
+    added = _copy(ctx, tool.entity, pick_record(ctx, tool.entity, tool))
+    args = common_checks(ctx, tool, added)
+    db = ctx.env.db(ctx.spec.name)
+    for _ in range(len(records(ctx, tool.entity)) + 1):  # keyed: every match, then 404
+        target = located(ctx, tool, args)["id"] if _ or not any(
+            p.role == "id" for p in tool.params) else added["id"]
+        envelope = ctx.call(tool, args)
+        if not envelope["success"] and envelope["error"]["code"] == 409:
+            continue  # still referenced: another check's concern, try the next match
+        if not envelope["success"]:
+            raise CheckFailed(f"delete: {envelope['error']['code']} "
+                              f"{envelope['error']['message'][:160]}")
+        if db.exists(tool.entity, target):
+            raise CheckFailed("the deleted record still exists")
+        if any(p.role == "id" for p in tool.params):
+            break
+        try:
+            located(ctx, tool, args)
+        except CheckFailed:
+            break
+    ctx.pristine = False
+    ctx.error(tool, args, 404, "delete of a deleted record")
+    ctx.done.append("delete")
+
+
+def check_transition(ctx: Context, tool: ToolSpec) -> None:
+    assert tool.action is not None
+    field = tool.action.field or next(iter(tool.action.set))
+    target = tool.action.set.get(field)
+    record = pick_record(ctx, tool.entity, tool)
+    enum = next(f.enum for e in ctx.spec.entities if e.name == tool.entity
+                for f in e.fields if f.name == field) or []
+    starts: list[Any] = tool.action.allowed_from or [v for v in enum if v != target] or [None]
+    start = starts[0]
+    db = ctx.env.db(ctx.spec.name)
+    args = common_checks(ctx, tool, record)
+    record = db.update(tool.entity, located(ctx, tool, args)["id"], **{field: start})
+    ctx.pristine = False
+    data = ctx.ok(tool, args, "transition")
+    if data.get(field) != target or db.get(tool.entity, record["id"])[field] != target:
+        raise CheckFailed(f"{field} is {data.get(field)!r} after the action, not {target!r}")
+    ctx.error(tool, args, 422, "repeating the transition")
+    ctx.done.append("transition")
+
+
+def check_send(ctx: Context, tool: ToolSpec) -> None:
+    assert tool.action is not None
+    args = common_checks(ctx, tool, None)
+    data = ctx.ok(tool, args, "send")
+    stored = ctx.env.db(ctx.spec.name).get(tool.entity, data["id"])
+    if stored != data or any(stored.get(k) != v for k, v in tool.action.set.items()):
+        raise CheckFailed("the sent record is not stored as returned")
+    _given_stored(ctx, tool, args, data)
+    ctx.done.append("send")
+
+
+def check_count(ctx: Context, tool: ToolSpec) -> None:
+    record = pick_record(ctx, tool.entity)
+    args = common_checks(ctx, tool, record)
+    data = checked_read(ctx, tool, args, "count")
+    rows = records(ctx, tool.entity)
+    expected = ctx.env.db(ctx.spec.name).count(tool.entity, _where(tool, args))
+    assert tool.action is not None
+    if tool.action.effect == "summary" and tool.action.field:
+        wanted = _where(tool, args)
+        expected = sum(1 for r in ctx.env.db(ctx.spec.name).select(tool.entity, wanted)
+                       if r[tool.action.field] is not None)
+    if data["count"] != expected:
+        raise CheckFailed(f"count is {data['count']}, the state holds {expected} (of {len(rows)})")
+    ctx.done.append("count")
+
+
+def check_compute(ctx: Context, tool: ToolSpec) -> None:
+    record = pick_record(ctx, tool.entity)
+    args = common_checks(ctx, tool, None)
+    checked_read(ctx, tool, args, "compute")
+    inputs = {p.name: record[p.field or p.name] for p in tool.params
+              if record.get(p.field or p.name) is not None}
+    if inputs and len(inputs) == len(tool.params):
+        data = checked_read(ctx, tool, inputs, "compute on a seeded question")
+        if {k: v for k, v in data.items()} != {k: v for k, v in record.items() if k != "id"}:
+            raise CheckFailed("compute disagrees with the seeded answer to the same question")
+    ctx.done.append("compute")
+
+
+CHECKS: dict[str, Callable[[Context, ToolSpec], None]] = {
+    "list": check_list, "search": check_search, "get": check_get, "create": check_create,
+    "update": check_update, "delete": check_delete, "transition": check_transition,
+    "send": check_send, "count": check_count, "summary": check_count, "compute": check_compute,
+}
