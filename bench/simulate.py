@@ -3,8 +3,9 @@
 Every tool of the catalog is forced to ``simulated`` and called with sampled, schema-valid
 arguments (the same ones ``check_service`` draws), on one pinned core.
 
-    python bench/simulate.py            # a table
-    python bench/simulate.py --json     # one JSON object
+    python bench/simulate.py              # a table
+    python bench/simulate.py --json       # one JSON object
+    python bench/simulate.py --llm local  # also the LLM simulator on the bundled model
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import pin_cpu
+from pydantic import ValidationError
+
+from _machine import Contention, loadavg, pin_cpu
 from compoworld.catalog import load_services
 from compoworld.service import Environment, sample_arguments
-from compoworld.simulate import OfflineSimulator, simulated
+from compoworld.simulate import LLMSimulator, OfflineSimulator, simulated
 
 TARGET_CALLS_PER_S = 5_000
 GROUP = 8
@@ -45,9 +48,10 @@ def measure(per_tool: int, seed: int) -> dict[str, Any]:
     env = _world(seed)
     calls = _calls(env, per_tool, seed)
     valid = 0
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     answers = [env.call(name, args) for name, args in calls]
     miss_seconds = time.perf_counter() - started
+    miss_cpu_seconds = time.process_time() - cpu_started
     for (name, _), envelope in zip(calls, answers, strict=True):
         output = env.tools[name].output
         if envelope["success"] and output is not None:
@@ -75,6 +79,7 @@ def measure(per_tool: int, seed: int) -> dict[str, Any]:
         "environment_errors": len(env.failures),
         "calls_per_s_generated": len(calls) / miss_seconds,
         "us_per_call_generated": miss_seconds / len(calls) * 1e6,
+        "cpu_calls_per_s_generated": len(calls) / miss_cpu_seconds,
         "first_pass_cache_hits": first_pass_hits,
         "group_size": GROUP,
         "group_cache_hit_rate": group_hits / group_total,
@@ -85,15 +90,60 @@ def measure(per_tool: int, seed: int) -> dict[str, Any]:
     }
 
 
+def measure_llm(kind: str, calls: int, seed: int, max_tokens: int) -> dict[str, Any]:
+    """The LLM simulator over a sample of the catalog's tools (each a fresh call: no cache hit)."""
+    from compoworld.models import make_client
+
+    env = Environment([simulated(s) for s in load_services()], seed=seed)
+    client = make_client(kind, timeout=900)  # a slow CPU must not turn into "failures"
+    load = getattr(client, "load", None)
+    if callable(load):
+        load()  # loading the model is not simulation time
+    simulator = LLMSimulator(client, env.pool, max_repairs=1, max_tokens=max_tokens,
+                             timeout=900)
+    env.simulator = simulator
+    rng = random.Random(seed)
+    names = rng.sample(sorted(env.tools), min(calls, len(env.tools)))
+    sample = [(name, sample_arguments(env.tools[name], env, name.split("__")[0], rng)) for name in names]
+    valid = 0
+    started = time.perf_counter()
+    for name, args in sample:
+        envelope = env.call(name, args)
+        output = env.tools[name].output
+        try:
+            if envelope["success"] and output is not None:
+                output.validate_python(envelope["data"])
+            valid += envelope["success"]
+        except ValidationError:
+            pass
+    seconds = time.perf_counter() - started
+    simulator.close()
+    stats = simulator.stats
+    n = len(sample)
+    return {"client": kind, "model": client.model, "calls": n, "tools": names,
+            "calls_per_s": n / seconds, "s_per_call": seconds / n, "schema_valid": valid / n,
+            "llm_answer_rate": (n - stats.fallbacks) / n, "repair_rate": stats.schema_repairs / n,
+            "failure_rate": stats.llm_failures / n, "fallback_rate": stats.fallbacks / n,
+            "environment_errors": len(env.failures), "max_tokens": max_tokens}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--per-tool", type=int, default=30, help="sampled calls per tool")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: idlest)")
+    parser.add_argument("--llm", choices=["local", "openai"], default=None,
+                        help="also measure the LLM simulator (local: the bundled model; openai: "
+                             "$COMPOWORLD_BASE_URL / $COMPOWORLD_MODEL)")
+    parser.add_argument("--llm-calls", type=int, default=8, help="sampled tools for --llm")
+    parser.add_argument("--llm-max-tokens", type=int, default=192, help="answer cap for --llm")
     args = parser.parse_args(argv)
     machine = pin_cpu(args.cpu)
+    contention = Contention(machine["pinned_cpu"])
     figures = measure(args.per_tool, args.seed)
+    figures["pinned_cpu_other_share"] = contention.other_share()
+    figures["loadavg"] = loadavg()
     targets = {
         "calls_per_s_generated": figures["calls_per_s_generated"] >= TARGET_CALLS_PER_S,
         "schema_valid": figures["schema_valid"] == 1.0,
@@ -102,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {"benchmark": "simulate", **figures, "targets": targets,
               "all_targets_pass": all(targets.values()), "pinned_cpu": machine["pinned_cpu"],
               "python": platform.python_version()}
+    if args.llm:
+        report["llm"] = measure_llm(args.llm, args.llm_calls, args.seed, args.llm_max_tokens)
     if args.json:
         print(json.dumps(report))
         return 0
@@ -115,9 +167,21 @@ def main(argv: list[str] | None = None) -> int:
         (f"cache hit rate, group of {GROUP}", f"{figures['group_cache_hit_rate']:.2%}", "100%",
          targets["group_cache_hit_rate"]),
         ("identical answers across the group", str(figures["group_identical_answers"]), "", None),
+        ("simulated calls/s per CPU second", f"{figures['cpu_calls_per_s_generated']:,.0f}", "", None),
         ("schema repairs / records written back",
          f"{figures['schema_repairs']} / {figures['written_back']}", "", None),
+        ("pinned CPU used by other processes", f"{figures['pinned_cpu_other_share']}", "", None),
     ]
+    if args.llm:
+        llm = report["llm"]
+        rows += [
+            (f"LLM simulator ({llm['model']}) calls/s", f"{llm['calls_per_s']:.3f}", "", None),
+            ("LLM simulator schema-valid answers", f"{llm['schema_valid']:.2%}", "100%",
+             llm["schema_valid"] == 1.0),
+            ("LLM answers used (not fallen back)", f"{llm['llm_answer_rate']:.2%}", "", None),
+            ("LLM repair / failure / fallback rate",
+             f"{llm['repair_rate']:.0%}/{llm['failure_rate']:.0%}/{llm['fallback_rate']:.0%}", "", None),
+        ]
     for label, value, target, passed in rows:
         mark = "" if passed is None else ("PASS" if passed else "MISS")
         print(f"  {label:<40} {value:>12}  {target:>10}  {mark}")

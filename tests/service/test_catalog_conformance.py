@@ -37,7 +37,8 @@ def test_one_person_means_the_same_in_every_service():
     checked = 0
     for service in env.services.values():
         for entity, table in service.tables.items():
-            names = {c.name for c in table.columns}
+            # name/phone columns typed as such (a compiled "data_name" string is not a person's)
+            names = {c.name for c in table.columns if c.semantic in ("PersonName", "Phone")}
             email_columns = [c.name for c in table.columns if c.semantic == "Email" and c.kind == "str"]
             for row in env.db(service.name).select(entity):
                 for column in email_columns:

@@ -5,7 +5,11 @@ from typer.testing import CliRunner
 
 from compoworld.cli import app
 from compoworld.errors import UserError
+from compoworld.graph import extract_facts
 from compoworld.tasks import Task, build_world, generate_tasks, load_tasks, verify_task
+from compoworld.tasks._rewrite import stated_values
+from compoworld.tasks._walk import Walk, _computed, _Known
+from compoworld.world import compose
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +24,17 @@ def test_generated_tasks_pass_their_gates_again_on_a_rebuilt_world(tasks):
         assert all(verify_task(task).values())
 
 
+def _discovered(task: Task) -> str | None:
+    """A value the agent must find (long enough for the leak check, not also stated)."""
+    stated = {v.casefold() for v in stated_values(task.plan)}
+    found = [str(v) for st in task.plan for k, s in st.sources.items() if s.kind == "step"
+             for v in (st.arguments[k] if isinstance(st.arguments[k], list) else [st.arguments[k]])]
+    return next((v for v in found if len(v) > 2 and v.casefold() not in stated), None)
+
+
 def test_a_leaking_instruction_fails_the_leak_gate(tasks):
-    task = tasks[0]
-    step, (name, _) = next((s, kv) for s in task.plan for kv in s.sources.items()
-                           if kv[1].kind == "step")
-    leaky = task.model_copy(update={"instruction": f"{task.instruction} Use {step.arguments[name]}."})
+    task = next(t for t in tasks if _discovered(t))
+    leaky = task.model_copy(update={"instruction": f"{task.instruction} Use {_discovered(task)}."})
     result = verify_task(leaky)
     assert result["no_leak"] is False and result["replays"] is True
 
@@ -36,26 +46,48 @@ def test_a_plan_whose_recorded_output_differs_fails_replay(tasks):
     assert verify_task(task.model_copy(update={"plan": plan}))["replays"] is False
 
 
-def test_data_transformation_arguments_are_sums_of_an_earlier_list():
-    found = [t for t in generate_tasks(60, seed=0)
-             if "data-transformation" in t.labels.capabilities]
-    assert found, "no data-transformation task among 60"
-    for task in found:
-        for step in task.plan:
-            for name, source in step.sources.items():
-                if source.kind != "computed":
-                    continue
-                assert source.step is not None and source.op == "sum" and len(source.paths) >= 2
-                output = task.plan[source.step].output
-                values = []
-                for path in source.paths:
-                    value = output
-                    for part in path.split("."):
-                        value = value[int(part)] if isinstance(value, list) else value[part]
-                    values.append(value)
-                assert step.arguments[name] == pytest.approx(sum(values))
-                assert str(step.arguments[name]) not in task.instruction
-                assert "total" in task.instruction
+def test_a_write_amount_can_be_the_sum_over_a_list_found_earlier():
+    world = compose(["payments"], seed=0)
+    customer = world.call("payments__list_invoices", {"limit": 1})["data"]["items"][0]["customer_id"]
+    listed = world.call("payments__list_invoices", {"customer_id": customer})
+    amounts = [item["amount"] for item in listed["data"]["items"]]
+    assert len(amounts) >= 2
+    walk = Walk()
+    tool = world.env.tools["payments__list_invoices"]
+    for fact in extract_facts(tool.output_schema, listed["data"], "payments"):
+        walk.known.append(_Known(fact, 0, "payments"))
+    create = world.env.tools["payments__create_invoice"]
+    amount = next(p for p in create.params if p.name == "amount")
+    value, source = _computed(walk, amount, create)
+    assert value == pytest.approx(sum(amounts)) and source.kind == "computed"
+    assert (source.op, source.step, len(source.paths)) == ("sum", 0, len(amounts))
+    read = world.env.tools["payments__get_invoice"]  # reads never take computed values
+    assert _computed(walk, amount, read) is None
+
+
+@pytest.mark.slow
+def test_generated_data_transformation_tasks_sum_what_an_earlier_step_found():
+    task = next(t for t in generate_tasks(400, seed=0)
+                if "data-transformation" in t.labels.capabilities)
+    assert all(verify_task(task).values())
+    checked = 0
+    for step in task.plan:
+        for name, source in step.sources.items():
+            if source.kind != "computed":
+                continue
+            assert source.step is not None and source.op == "sum" and len(source.paths) >= 2
+            output = task.plan[source.step].output
+            values = []
+            for path in source.paths:
+                value = output
+                for part in path.split("."):
+                    value = value[int(part)] if isinstance(value, list) else value[part]
+                values.append(value)
+            assert step.arguments[name] == pytest.approx(sum(values))
+            assert str(step.arguments[name]) not in task.instruction
+            assert "total" in task.instruction
+            checked += 1
+    assert checked
 
 
 def test_tasks_verify_command(tmp_path, tasks):
@@ -66,9 +98,8 @@ def test_tasks_verify_command(tmp_path, tasks):
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert [line["id"] for line in lines] == [t.id for t in tasks]
     assert all(line["passed"] for line in lines)
-    bad = tasks[0].model_copy(update={"instruction": tasks[0].instruction + " " + str(
-        next(s.arguments[k] for s in tasks[0].plan for k, v in s.sources.items()
-             if v.kind == "step"))})
+    task = next(t for t in tasks if _discovered(t))
+    bad = task.model_copy(update={"instruction": f"{task.instruction} {_discovered(task)}"})
     path.write_text(bad.model_dump_json() + "\n")
     result = CliRunner().invoke(app, ["tasks", "verify", str(path)])
     assert result.exit_code == 1

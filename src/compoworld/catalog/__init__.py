@@ -4,22 +4,33 @@ Sources, in order: the built-in service modules under ``compoworld/catalog/<doma
 module-level :class:`~compoworld.service.Service`), the ``*.json`` service specs next to them,
 and plugins registered under the entry-point group ``compoworld.services`` (an entry point may
 name a ``Service``, a ``ServiceSpec`` or a function returning either).
+
+Spec files are read for their name only and built on first use. A built catalog directory
+(``compoworld catalog build --out DIR``) joins them when the
+environment variable ``COMPOWORLD_CATALOG=DIR`` is set: its names are read from the manifest and
+each spec is built on first use, so a catalog of hundreds of services costs nothing until used.
+A name the built-in catalog already has keeps the built-in service.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import metadata, resources
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from compoworld.errors import NotFound, UserError
 from compoworld.service import Service, ServiceSpec, build_service, load_spec
 
-__all__ = ["load_service", "load_services", "service_names"]
+__all__ = ["CATALOG_ENV", "load_service", "load_services", "service_names"]
 
 ENTRY_POINT_GROUP = "compoworld.services"
+CATALOG_ENV = "COMPOWORLD_CATALOG"
 
 
 def _as_service(obj: Any, origin: str) -> Service:
@@ -32,15 +43,38 @@ def _as_service(obj: Any, origin: str) -> Service:
     raise UserError(f"{origin} is not a Service or ServiceSpec (got {type(obj).__name__})")
 
 
-def _add(found: dict[str, Service], service: Service, origin: str) -> None:
-    if service.name in found and found[service.name] is not service:
-        raise UserError(f"two services are named {service.name!r} (second one from {origin})")
-    found[service.name] = service
+class _SpecFile:
+    """A spec file of the package, built into a :class:`Service` on first use (cached)."""
+
+    def __init__(self, path: Any) -> None:
+        self.path = path
+        self.service: Service | None = None
+
+    def load(self) -> Service:
+        if self.service is None:
+            self.service = build_service(load_spec(self.path))
+        return self.service
+
+
+def _spec_name(path: Any) -> str:
+    try:
+        name = orjson.loads(path.read_bytes()).get("name")
+    except (orjson.JSONDecodeError, AttributeError):
+        name = None
+    return name if isinstance(name, str) else load_spec(path).name  # load_spec says what's wrong
+
+
+def _add(found: dict[str, Service | _SpecFile], service: Service | _SpecFile, origin: str,
+         name: str | None = None) -> None:
+    name = name or str(getattr(service, "name", ""))
+    if name in found and found[name] is not service:
+        raise UserError(f"two services are named {name!r} (second one from {origin})")
+    found[name] = service
 
 
 @lru_cache(maxsize=1)
-def _discover() -> dict[str, Service]:
-    found: dict[str, Service] = {}
+def _discover() -> dict[str, Service | _SpecFile]:
+    found: dict[str, Service | _SpecFile] = {}
     package = importlib.import_module(__name__)
     for info in pkgutil.walk_packages(package.__path__, prefix=f"{__name__}."):
         if info.name.rsplit(".", 1)[-1].startswith("_"):
@@ -50,7 +84,7 @@ def _discover() -> dict[str, Service]:
             if isinstance(value, Service):
                 _add(found, value, info.name)
     for path in sorted(_spec_files(resources.files(__name__)), key=str):
-        _add(found, build_service(load_spec(path)), str(path))
+        _add(found, _SpecFile(path), str(path), _spec_name(path))
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         _add(found, _as_service(entry_point.load(), f"entry point {entry_point.name!r}"),
              entry_point.value)
@@ -67,9 +101,40 @@ def _spec_files(folder: Any) -> list[Any]:
     return files
 
 
+@lru_cache(maxsize=4)
+def _external(folder: str) -> dict[str, Path]:
+    """Name → spec file of a built catalog directory (or a plain folder of spec files)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise UserError(f"{CATALOG_ENV}={folder!r} is not a directory; point it at a catalog "
+                        "built with 'compoworld catalog build --out DIR'")
+    specs = root / "services" if (root / "services").is_dir() else root
+    manifest = root / "catalog.json"
+    if manifest.is_file():
+        names = [r["name"] for r in orjson.loads(manifest.read_bytes())["services"]]
+        return {n: specs / f"{n}.json" for n in sorted(names)}
+    return {p.stem: p for p in sorted(specs.glob("*.json"))}
+
+
+def _external_specs() -> dict[str, Path]:
+    folder = os.environ.get(CATALOG_ENV)
+    if not folder:
+        return {}
+    builtin = _discover()
+    return {n: p for n, p in _external(folder).items() if n not in builtin}
+
+
+@cache
+def _build_external(path: Path) -> Service:
+    return build_service(load_spec(path))
+
+
 def service_names() -> list[str]:
-    """Names of every service in the catalog, sorted."""
-    return list(_discover())
+    """Names of every service in the catalog, sorted (with ``$COMPOWORLD_CATALOG``'s)."""
+    external = _external_specs()
+    if not external:
+        return list(_discover())
+    return sorted([*_discover(), *external])
 
 
 def load_service(name: str) -> Service:
@@ -84,11 +149,17 @@ def load_service(name: str) -> Service:
     """
     services = _discover()
     try:
-        return services[name]
+        found = services[name]
     except KeyError:
-        raise NotFound("service", name, services) from None
+        external = _external_specs()
+        if name in external:
+            return _build_external(external[name])
+        raise NotFound("service", name, [*services, *external]) from None
+    return found.load() if isinstance(found, _SpecFile) else found
 
 
 def load_services(names: list[str] | None = None) -> list[Service]:
     """The named services (default: all), in the order given."""
-    return [load_service(n) for n in names] if names is not None else list(_discover().values())
+    if names is not None:
+        return [load_service(n) for n in names]
+    return [load_service(n) for n in service_names()]

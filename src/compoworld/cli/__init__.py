@@ -7,7 +7,23 @@ import sys
 import typer
 from rich.console import Console
 
-from compoworld.cli import _call, _demo, _graph, _services, _tasks, _types
+from compoworld.cli import (
+    _call,
+    _catalog,
+    _demo,
+    _experiment,
+    _export,
+    _graph,
+    _rollout,
+    _score,
+    _serve_mcp,
+    _serve_model,
+    _services,
+    _specs,
+    _tasks,
+    _train,
+    _types,
+)
 from compoworld.errors import UserError
 
 __all__ = ["app", "main"]
@@ -22,13 +38,22 @@ app = typer.Typer(
 serve = typer.Typer(help="Serve a model (OpenAI-compatible HTTP) or an episode (MCP).",
                     no_args_is_help=True)
 app.add_typer(serve, name="serve")
+serve.command("model")(_serve_model.model)
 app.add_typer(_services.app, name="services")
 app.add_typer(_graph.app, name="graph")
+app.add_typer(_catalog.app, name="catalog")
+app.add_typer(_specs.app, name="specs")
 app.add_typer(_tasks.app, name="tasks")
 app.command("generate")(_tasks.generate)
 app.command("call")(_call.call)
 app.command("types")(_types.types)
 app.command("demo")(_demo.demo)
+app.command("rollout")(_rollout.rollout_command)
+serve.command("mcp")(_serve_mcp.mcp)
+app.command("score")(_score.score_command)
+app.add_typer(_export.app, name="export")
+app.add_typer(_train.app, name="train")
+app.add_typer(_experiment.app, name="experiment")
 
 
 def main() -> None:

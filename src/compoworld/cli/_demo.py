@@ -1,7 +1,7 @@
 """``compoworld demo``: the pipeline on the embedded defaults (no network, no GPU, no key).
 
 Catalog → conformance → one world with shared facts → a scripted cross-service walk-through →
-verified tasks. It grows with each stage and writes its artifacts to ``--out``.
+verified tasks → oracle rollouts, scores, rewards and SFT records. Artifacts go to ``--out``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from compoworld.catalog import load_services
+from compoworld.cli._demo_training import rollouts_to_sft
 from compoworld.cli._services import summary
 from compoworld.cli._story import chase_overdue_invoice
 from compoworld.service import Environment, check_service, openai_tools
@@ -66,7 +67,7 @@ def demo(
     out: Annotated[Path, typer.Option(help="Folder for the artifacts.")] = Path("out/demo"),
     seed: Annotated[int, typer.Option(help="World seed.")] = 0,
 ) -> None:
-    """Build a world of every catalog service, check each service, show shared facts."""
+    """Run the pipeline on the embedded defaults: catalog, world, tasks, rollouts, SFT data."""
     out.mkdir(parents=True, exist_ok=True)
     services = load_services()
     rows = [summary(s) for s in services]
@@ -134,7 +135,10 @@ def demo(
             console.print(f"    {escape(f'[{c.kind}]')} {escape(c.description[:110])}",
                           highlight=False)
 
-    console.rule("[bold]6. Calls and envelopes")
+    console.rule("[bold]6. Rollouts → scores → rewards → SFT records")
+    rollouts_to_sft(tasks, out, console)
+
+    console.rule("[bold]7. Calls and envelopes")
     first = next(iter(env.tools))
     examples = [(first, {}), (first, {"no_such_argument": 1}),
                 (first.rsplit("_", 1)[0] + "_x", {})]
@@ -153,5 +157,8 @@ def demo(
     console.print(f"{out}/openai_tools.json  all {len(env.tools)} tools as OpenAI functions")
     console.print(f"{out}/story.json         the cross-service walk-through, call by call")
     console.print(f"{out}/tasks.jsonl        verified tasks (compoworld tasks show ID --tasks ...)")
+    console.print(f"{out}/rollouts.jsonl     oracle trajectories (compoworld rollout)")
+    console.print(f"{out}/scored.jsonl       their rubric scores (compoworld score)")
+    console.print(f"{out}/sft.jsonl          SFT records for TRL (compoworld export sft)")
     if failed:
         raise typer.Exit(1)

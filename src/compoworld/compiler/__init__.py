@@ -36,3 +36,16 @@ __all__ = [
     "infer_semantic",
     "verify_spec",
 ]
+
+# The catalog build on top of the importers: fetch, select, build, stats, audit, harvest-mcp
+# (docs/catalog.md).
+from compoworld.compiler._audit import audit_sample
+from compoworld.compiler._build import BuildReport, build_catalog
+from compoworld.compiler._fetch import SourceSpec, fetch_openapi_directory
+from compoworld.compiler._harvest import harvest_mcp
+from compoworld.compiler._select import Selection, select_services
+from compoworld.compiler._stats import catalog_stats, plot_domains
+
+__all__ += ["BuildReport", "Selection", "SourceSpec", "audit_sample", "build_catalog",
+            "catalog_stats", "fetch_openapi_directory", "harvest_mcp", "plot_domains",
+            "select_services"]

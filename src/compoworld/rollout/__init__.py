@@ -1,6 +1,52 @@
-"""Episodes, agents and the rollout runner."""
+"""Episodes, agents and the rollout runner.
+
+Example:
+    >>> import asyncio
+    >>> from compoworld.tasks import generate_tasks
+    >>> from compoworld.rollout import OracleAgent, run_episode
+    >>> trajectory = asyncio.run(run_episode(next(generate_tasks(1)), OracleAgent()))
+    >>> trajectory.finish_reason
+    'stop'
+"""
 
 from compoworld.rollout._agent import Agent
+from compoworld.rollout._chat import AGENT_KINDS, AgentKind, AgentSpec, ChatAgent, make_agent
+from compoworld.rollout._episode import MAX_ARGUMENT_CHARS, Episode, run_episode
+from compoworld.rollout._mcp import EpisodeServer
+from compoworld.rollout._oracle import OracleAgent
+from compoworld.rollout._runner import (
+    EpisodeSettings,
+    RolloutStats,
+    rollout,
+    rollout_async,
+    run_group,
+)
+from compoworld.rollout._sink import RolloutSink
 from compoworld.rollout._trajectory import CallRecord, ErrorSource, FinishReason, Timings, Trajectory
+from compoworld.rollout._world import build_world
 
-__all__ = ["Agent", "CallRecord", "ErrorSource", "FinishReason", "Timings", "Trajectory"]
+__all__ = [
+    "AGENT_KINDS",
+    "MAX_ARGUMENT_CHARS",
+    "Agent",
+    "AgentKind",
+    "AgentSpec",
+    "CallRecord",
+    "ChatAgent",
+    "Episode",
+    "EpisodeServer",
+    "EpisodeSettings",
+    "ErrorSource",
+    "FinishReason",
+    "OracleAgent",
+    "RolloutSink",
+    "RolloutStats",
+    "Timings",
+    "Trajectory",
+    "build_world",
+    "make_agent",
+    "rollout",
+    "rollout_async",
+    "run_episode",
+    "run_group",
+]

@@ -63,3 +63,5 @@ class Trajectory(_Model):
     malformed_calls: int = 0
     timings: Timings = Timings()
     usage: dict[str, int] = {}
+    error: str | None = None
+    """Why a ``model_error`` or ``timeout`` episode ended, in words."""

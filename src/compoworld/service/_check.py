@@ -135,6 +135,24 @@ def _expect(report: CheckReport, env: Environment, name: str, args: Any,
         report.problems.append(f"{name} {why}: the failed call changed the state")
 
 
+_WRONG = (({"not": "valid"}, "object"), ("not valid", "string"), ([["not", "valid"]], "array"),
+          (True, "boolean"))
+
+
+def _wrong_value(schema: dict[str, Any]) -> Any:
+    """A value of a JSON type the parameter does not admit (None when it may admit any)."""
+    options = [*schema.get("anyOf", ()), *schema.get("oneOf", ())] or [schema]
+    types: set[str] = set()
+    for option in options:
+        kind = option.get("type")
+        if not kind or "$ref" in option or "allOf" in option:
+            return None  # untyped or indirect: any value might be valid
+        types |= set(kind) if isinstance(kind, list) else {kind}
+    if "integer" in types:
+        types.add("number")
+    return next((value for value, kind in _WRONG if kind not in types), None)
+
+
 def check_service(service: Service, *, seed: int = 0, rounds: int = 3) -> CheckReport:
     """Check that ``service`` honours the runtime's contract.
 
@@ -185,8 +203,10 @@ def check_service(service: Service, *, seed: int = 0, rounds: int = 3) -> CheckR
             if param.required:
                 missing = {k: v for k, v in valid.items() if k != param.name}
                 _expect(report, env, name, missing, (400,), f"without {param.name!r}")
-            _expect(report, env, name, {**valid, param.name: {"not": "valid"}}, (400,),
-                    f"with a wrong-typed {param.name!r}")
+            wrong = _wrong_value(tool.parameters.get("properties", {}).get(param.name, {}))
+            if wrong is not None:
+                _expect(report, env, name, {**valid, param.name: wrong}, (400,),
+                        f"with a wrong-typed {param.name!r}")
             if param.ref:
                 _expect(report, env, name, {**valid, param.name: "zz_does_not_exist"}, (404,),
                         f"with an unknown {param.ref} id in {param.name!r}")

@@ -3,18 +3,23 @@
 A tool marked ``simulated`` is answered by the :class:`~compoworld.service.Simulator` attached
 to its environment. The offline simulator (here, the default) needs no model: its answers are
 built from the tool's output type, seeded, cached per (tool, arguments, state, seed) so every
-rollout of a group sees one world, and what they invent is written back to state.
+rollout of a group sees one world, and what they invent is written back to state. The
+:class:`LLMSimulator` asks a model instead, validates (and repairs) what it says, and falls
+back to the offline simulator when the model cannot answer.
 """
 
 from dataclasses import replace
 
 from compoworld.service import Service, SimulatedCall, Simulator, SimulatorStats
 from compoworld.simulate._cache import SimulationCache, cache_key
+from compoworld.simulate._llm import LLMSimulator, OnError
 from compoworld.simulate._offline import OfflineSimulator
 from compoworld.simulate._writeback import write_back
 
 __all__ = [
+    "LLMSimulator",
     "OfflineSimulator",
+    "OnError",
     "SimulatedCall",
     "SimulationCache",
     "Simulator",

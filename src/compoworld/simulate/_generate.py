@@ -37,6 +37,7 @@ class ValueFactory:
         self.fixed = fixed or {}
         self.creates = creates
         self._counts: dict[str, int] = {}
+        self._first_ids: dict[str, list[str]] = {}
 
     def value(self, schema: dict[str, Any], person: Person | None = None) -> Any:
         if "const" in schema:
@@ -124,8 +125,11 @@ class ValueFactory:
                   if f in properties and properties[f].get("x-semantic-type")]
         person = self.rng.choice(self.pool.people)
         for _ in range(20):
-            if not any(self.db.count(entity, {f: person_fact(person, t)}) for f, t in unique
-                       if person_fact(person, t) is not None):
+            facts = [(f, fact) for f, t in unique if (fact := person_fact(person, t)) is not None]
+            if not facts or not self.db.sql(  # one query for all the unique facts
+                    "SELECT 1 FROM {" + entity + "} WHERE "
+                    + " OR ".join(f'"{f}" = ?' for f, _ in facts) + " LIMIT 1",
+                    [fact for _, fact in facts]):
                 break
             person = self.rng.choice(self.pool.people)
         return person
@@ -169,9 +173,10 @@ class ValueFactory:
             self._counts[entity] = self.db.count(entity)
         if self._counts[entity] and self.rng.random() < 0.9:  # one of the first 50 records
             offset = self.rng.randrange(min(self._counts[entity], 50))
-            rows = self.db.sql(f"SELECT id FROM {{{entity}}} ORDER BY rowid LIMIT 1 OFFSET ?",
-                               [offset])
-            return str(rows[0]["id"])
+            if entity not in self._first_ids:  # the call writes nothing until it is answered
+                rows = self.db.sql(f"SELECT id FROM {{{entity}}} ORDER BY rowid LIMIT 50")
+                self._first_ids[entity] = [str(row["id"]) for row in rows]
+            return self._first_ids[entity][offset]
         return self.new_id(entity)
 
     def new_id(self, entity: str) -> str:

@@ -165,7 +165,7 @@ def _answer_result(c: Criterion, env: Environment, message: str) -> tuple[bool, 
     missing = [v for v in c.values if not _mentions(message, v, c.semantic)]
     if missing:
         return False, f"the answer does not state {missing!r}"
-    if c.semantic:
+    if c.semantic and c.semantic != "Ref":
         others = _other_candidates(env, c.semantic, c.values, message, MAX_OTHER_CANDIDATES)
         if len(others) > MAX_OTHER_CANDIDATES:
             return False, (f"the answer also states other {c.semantic} values "

@@ -1,0 +1,61 @@
+"""``compoworld rollout``: G rollouts per task with an agent, streamed to a resumable JSONL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from compoworld.cli._tasks import read_tasks
+from compoworld.errors import UserError
+from compoworld.rollout import AGENT_KINDS, AgentSpec, rollout
+
+console = Console(stderr=True)
+
+
+def rollout_command(
+    tasks: Annotated[Path, typer.Option("--tasks", help="Tasks JSONL (compoworld generate).")] = Path(
+        "out/tasks.jsonl"),
+    agent: Annotated[str, typer.Option(help="oracle, openai or local.")] = "oracle",
+    model: Annotated[str | None, typer.Option(
+        help="Model name (openai agent; default: $COMPOWORLD_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")] = None,
+    api_key: Annotated[str | None, typer.Option(
+        help="API key (default: $COMPOWORLD_API_KEY).")] = None,
+    group: Annotated[int, typer.Option(help="Rollouts per task (the GRPO group).")] = 1,
+    out: Annotated[Path, typer.Option(help="JSONL file (appended to; a rerun resumes).")] = Path(
+        "out/rollouts.jsonl"),
+    concurrency: Annotated[int, typer.Option(
+        help="Episodes at once (with --ray: task groups in flight).")] = 32,
+    max_steps: Annotated[int, typer.Option(help="Assistant turns per episode.")] = 30,
+    max_tokens: Annotated[int | None, typer.Option(
+        help="Generated tokens per episode.")] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds per episode.")] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    timings: Annotated[bool, typer.Option(
+        help="Record wall times (--no-timings: identical bytes for the oracle).")] = True,
+    ray: Annotated[str | None, typer.Option(
+        help="Run task groups on Ray: 'local' starts one here, or a cluster address.")] = None,
+    num_cpus: Annotated[int | None, typer.Option(help="CPUs for a local Ray instance.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
+) -> None:
+    """Roll out tasks with an agent: G trajectories per task, appended to JSONL as they end."""
+    if agent not in AGENT_KINDS:
+        raise UserError(f"--agent must be one of {', '.join(AGENT_KINDS)}, got {agent!r}")
+    if not tasks.exists():
+        raise UserError(f"no tasks file {str(tasks)!r}; make one with: compoworld generate "
+                        f"--out {tasks}")
+    chosen = read_tasks(tasks)[:limit]
+    if not chosen:
+        raise UserError(f"{tasks} holds no tasks")
+    spec = AgentSpec(kind=agent, model=model, base_url=base_url, api_key=api_key,
+                     temperature=temperature)
+    stats = rollout(chosen, spec if ray else spec.build(), group=group, out=out,
+                    concurrency=concurrency, max_steps=max_steps, max_tokens=max_tokens,
+                    time_limit=time_limit, timings=timings, ray=ray, num_cpus=num_cpus,
+                    progress=True)
+    console.print(f"{stats.done} new rollouts in {out} ({stats.skipped} already there): "
+                  f"{stats.line()}", highlight=False)

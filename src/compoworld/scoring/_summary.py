@@ -1,0 +1,60 @@
+"""Aggregate figures over scored trajectories: pass rate per criterion kind, completion."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from compoworld.scoring._model import ScoredTrajectory
+
+
+class ScoreSummary(BaseModel):
+    """What ``compoworld score`` prints.
+
+    Attributes:
+        trajectories: How many were scored.
+        tasks: How many distinct tasks they ran.
+        full_completion: Share of trajectories passing every criterion.
+        mean_rubric_score: Mean weighted share of criteria passed.
+        pass_rate_by_kind: Kind → share of that kind's criteria passed (over all trajectories).
+        criteria_by_kind: Kind → how many criteria of that kind were checked.
+        replay_mismatches: Trajectories with at least one replay mismatch.
+        env_errors: Calls that failed through the environment's fault.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    trajectories: int
+    tasks: int
+    full_completion: float
+    mean_rubric_score: float
+    pass_rate_by_kind: dict[str, float]
+    criteria_by_kind: dict[str, int]
+    replay_mismatches: int
+    env_errors: int
+
+
+def summarize(scored: Sequence[ScoredTrajectory]) -> ScoreSummary:
+    """The figures of a set of scored trajectories (zeros for an empty set).
+
+    Example:
+        >>> summarize([]).full_completion
+        0.0
+    """
+    passed: dict[str, int] = defaultdict(int)
+    checked: dict[str, int] = defaultdict(int)
+    for s in scored:
+        for c in s.criteria:
+            checked[c.kind] += 1
+            passed[c.kind] += c.passed
+    n = len(scored)
+    return ScoreSummary(
+        trajectories=n, tasks=len({s.task_id for s in scored}),
+        full_completion=round(sum(s.score for s in scored) / n, 6) if n else 0.0,
+        mean_rubric_score=round(sum(s.rubric_score for s in scored) / n, 6) if n else 0.0,
+        pass_rate_by_kind={k: round(passed[k] / checked[k], 6) for k in sorted(checked)},
+        criteria_by_kind=dict(sorted(checked.items())),
+        replay_mismatches=sum(1 for s in scored if s.replay_mismatches),
+        env_errors=sum(s.env_errors for s in scored))

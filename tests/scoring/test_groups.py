@@ -1,0 +1,52 @@
+"""Scored trajectories → reward batches: grouping by task and the reward schemes on them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from compoworld.errors import UserError
+from compoworld.rewards import cfr
+from compoworld.rollout import run_episode
+from compoworld.scoring import ClaimProbe, WriteAllProbe, group_rewards, pass_batch, score_trajectory
+
+
+@pytest.fixture(scope="module")
+def groups(tasks, oracle_runs):
+    """Two tasks × three rollouts: the oracle, a sprayer and a claimer (shuffled order)."""
+    out = []
+    for task, oracle in list(zip(tasks, oracle_runs, strict=True))[:2]:
+        spray = asyncio.run(run_episode(task, WriteAllProbe(), rollout_idx=1, timings=False))
+        claim = asyncio.run(run_episode(task, ClaimProbe(), rollout_idx=2, timings=False))
+        out += [score_trajectory(task, t) for t in (claim, oracle, spray)]
+    return out
+
+
+def test_pass_batch_groups_by_task_in_rollout_order(groups) -> None:
+    keys, passes, mask, weights = pass_batch(groups)
+    assert [[i for _, i in row] for row in keys] == [[0, 1, 2], [0, 1, 2]]
+    assert passes.shape[:2] == (2, 3) and mask.sum(axis=1).tolist() == [
+        len(groups[0].passes), len(groups[3].passes)]
+    assert passes[0, 0, : mask[0].sum()].tolist() == [1.0] * int(mask[0].sum())
+    np.testing.assert_allclose(cfr(passes, mask, weights)[:, 0], 1.0)
+
+
+def test_group_rewards_rank_the_oracle_first(groups) -> None:
+    for scheme in ("binary", "uniform", "cfr"):
+        rewards = group_rewards(groups, scheme)
+        task = groups[0].task_id
+        assert rewards[(task, 0)] == 1.0 and rewards[(task, 2)] == 0.0
+        assert rewards[(task, 0)] > rewards[(task, 1)] >= rewards[(task, 2)]
+    task = groups[0].task_id
+    # the sprayer's call credit counts for less under CFR: the criteria it passes are common
+    assert group_rewards(groups, "cfr")[(task, 1)] < group_rewards(groups, "uniform")[(task, 1)]
+    adv = group_rewards(groups, "cfr", advantages=True, tau=0.5)
+    assert adv[(task, 0)] > 0 > adv[(task, 2)]
+    assert sum(v for (t, _), v in adv.items() if t == task) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_groups_of_different_sizes_are_refused(groups) -> None:
+    with pytest.raises(UserError, match="same number of rollouts"):
+        pass_batch(groups[:5])
