@@ -27,5 +27,7 @@ def build_world(task: Task, simulator: Simulator | None = None) -> World:
     """
     world = task_world(task, simulator)
     if simulator is None:
+        # Attached now, not lazily by the environment on its first simulated call: forks of
+        # this world (the rollouts of a group) then share one simulator and its cache.
         world.env.simulator = OfflineSimulator(world.env.pool)
     return world
