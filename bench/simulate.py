@@ -1,18 +1,26 @@
 """Offline world-model benchmark: simulated calls/s, schema validity, group cache hit rate.
 
 Every tool of the catalog is forced to ``simulated`` and called with sampled, schema-valid
-arguments (the same ones ``check_service`` draws), on one pinned core.
+arguments (the same ones ``check_service`` draws), on one pinned core, in episodes of 30 calls
+(a rollout's step budget; the world is reset before each, as a reused environment runs them).
+Only ``env.call`` is timed. Each episode's answers are checked against the tools' output types
+after it, then dropped (a run keeps no 20k answers alive). ``--episode 1000000`` makes all the
+calls one episode, as this benchmark did before: the runtime then copies the whole episode's
+simulated history into every call (``Environment._simulate``), which is quadratic.
 
     python bench/simulate.py              # a table
     python bench/simulate.py --json       # one JSON object
+    python bench/simulate.py --profile    # and the top of a cProfile of the timed calls (stderr)
     python bench/simulate.py --llm local  # also the LLM simulator on the bundled model
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import platform
+import pstats
 import random
 import sys
 import time
@@ -30,6 +38,8 @@ from compoworld.simulate import LLMSimulator, OfflineSimulator, simulated
 
 TARGET_CALLS_PER_S = 5_000
 GROUP = 8
+EPISODE = 30
+"""Calls per episode: a rollout's default step budget (``compoworld rollout --max-steps``)."""
 
 
 def _world(seed: int) -> Environment:
@@ -39,52 +49,85 @@ def _world(seed: int) -> Environment:
 
 
 def _calls(env: Environment, per_tool: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    for tool in env.tools.values():  # built on a tool's first use: a catalog cost, not simulation
+        _ = tool.validator, tool.output, tool.output_schema
     rng = random.Random(seed)
     return [(name, sample_arguments(tool, env, name.split("__")[0], rng))
             for name, tool in env.tools.items() for _ in range(per_tool)]
 
 
-def measure(per_tool: int, seed: int) -> dict[str, Any]:
+def _episodes(calls: list[tuple[str, dict[str, Any]]], size: int) -> list[list[tuple[str, dict[str, Any]]]]:
+    return [calls[i:i + size] for i in range(0, len(calls), size)]
+
+
+def measure(per_tool: int, seed: int, episode: int = EPISODE,
+            profiler: cProfile.Profile | None = None) -> dict[str, Any]:
+    """Every sampled call, in episodes of ``episode`` calls (the world reset before each, as a
+    reused environment runs them); only ``env.call`` is timed, resets are not simulation."""
     env = _world(seed)
     calls = _calls(env, per_tool, seed)
-    valid = 0
-    started, cpu_started = time.perf_counter(), time.process_time()
-    answers = [env.call(name, args) for name, args in calls]
-    miss_seconds = time.perf_counter() - started
-    miss_cpu_seconds = time.process_time() - cpu_started
-    for (name, _), envelope in zip(calls, answers, strict=True):
-        output = env.tools[name].output
-        if envelope["success"] and output is not None:
-            output.validate_python(envelope["data"])
-            valid += 1
     stats = env.simulator.stats  # type: ignore[union-attr]
+    wall = cpu = generated_wall = 0.0
+    generated = failures = valid = 0
+    for chunk in _episodes(calls, episode):
+        failures += len(env.failures)  # a reset forgets them
+        env.reset()
+        if profiler is not None:
+            profiler.enable()
+        answers = []
+        cpu_started, started = time.process_time(), time.perf_counter()
+        for name, args in chunk:
+            hits, call_started = stats.cache_hits, time.perf_counter()
+            answers.append(env.call(name, args))
+            if stats.cache_hits == hits:
+                generated += 1
+                generated_wall += time.perf_counter() - call_started
+        wall += time.perf_counter() - started
+        cpu += time.process_time() - cpu_started
+        if profiler is not None:
+            profiler.disable()
+        for (name, _), envelope in zip(chunk, answers, strict=True):  # checked, then dropped
+            output = env.tools[name].output
+            if envelope["success"] and output is not None:
+                output.validate_python(envelope["data"])
+                valid += 1
+    failures += len(env.failures)
     first_pass_hits = stats.cache_hits
-    # A GRPO group: every rollout replays the same calls from the same initial state.
-    group_calls = calls[: min(len(calls), 400)]
-    env.reset()
+    # A GRPO group: every rollout (a fork) replays the same episodes from the initial state.
     hits_before, calls_before = stats.cache_hits, stats.simulated_calls
-    started = time.perf_counter()
-    replies = []
+    group_seconds = 0.0
+    replies: list[list[Any]] = []
     for _ in range(GROUP):
-        rollout = env.fork()
-        replies.append([rollout.call(name, args) for name, args in group_calls])
-    hit_seconds = time.perf_counter() - started
+        rollout, seen = env.fork(), []
+        for chunk in _episodes(calls[: min(len(calls), 400)], episode):
+            failures += len(rollout.failures)
+            rollout.reset()
+            started = time.perf_counter()
+            seen += [rollout.call(name, args) for name, args in chunk]
+            group_seconds += time.perf_counter() - started
+        failures += len(rollout.failures)
+        replies.append(seen)
+        rollout.close()
+    identical = all(r == replies[0] for r in replies)
     group_hits = stats.cache_hits - hits_before
     group_total = stats.simulated_calls - calls_before
     return {
         "services": len(env.services),
         "tools": len(env.tools),
         "calls": len(calls),
+        "episode_calls": episode,
         "schema_valid": valid / len(calls),
-        "environment_errors": len(env.failures),
-        "calls_per_s_generated": len(calls) / miss_seconds,
-        "us_per_call_generated": miss_seconds / len(calls) * 1e6,
-        "cpu_calls_per_s_generated": len(calls) / miss_cpu_seconds,
+        "environment_errors": failures,
+        "calls_per_s_generated": len(calls) / wall,
+        "us_per_call_generated": wall / len(calls) * 1e6,
+        "cpu_calls_per_s_generated": len(calls) / cpu,
+        "answers_generated": generated,
+        "us_per_generated_answer": generated_wall / max(generated, 1) * 1e6,
         "first_pass_cache_hits": first_pass_hits,
         "group_size": GROUP,
         "group_cache_hit_rate": group_hits / group_total,
-        "group_identical_answers": all(r == replies[0] for r in replies),
-        "calls_per_s_cached": group_total / hit_seconds,
+        "group_identical_answers": identical,
+        "calls_per_s_cached": group_total / group_seconds,
         "schema_repairs": stats.schema_repairs,
         "written_back": stats.written_back,
     }
@@ -132,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--per-tool", type=int, default=30, help="sampled calls per tool")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--episode", type=int, default=EPISODE, help="calls per episode (a reset each)")
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile the timed calls; top entries go to stderr")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (default: idlest)")
     parser.add_argument("--llm", choices=["local", "openai"], default=None,
                         help="also measure the LLM simulator (local: the bundled model; openai: "
@@ -141,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     machine = pin_cpu(args.cpu)
     contention = Contention(machine["pinned_cpu"])
-    figures = measure(args.per_tool, args.seed)
+    profiler = cProfile.Profile() if args.profile else None
+    figures = measure(args.per_tool, args.seed, args.episode, profiler)
+    if profiler is not None:
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
     figures["pinned_cpu_other_share"] = contention.other_share()
     figures["loadavg"] = loadavg()
     targets = {
@@ -168,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
          targets["group_cache_hit_rate"]),
         ("identical answers across the group", str(figures["group_identical_answers"]), "", None),
         ("simulated calls/s per CPU second", f"{figures['cpu_calls_per_s_generated']:,.0f}", "", None),
+        ("answers generated (rest: cache hits)", f"{figures['answers_generated']:,}", "", None),
+        ("µs per generated answer (wall)", f"{figures['us_per_generated_answer']:,.0f}", "", None),
         ("schema repairs / records written back",
          f"{figures['schema_repairs']} / {figures['written_back']}", "", None),
         ("pinned CPU used by other processes", f"{figures['pinned_cpu_other_share']}", "", None),

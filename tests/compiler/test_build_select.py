@@ -47,25 +47,39 @@ def test_google_apis_are_judged_by_their_docs_not_their_blanket_tags():
         _entry("googleapis.com/compute.json", "googleapis.com", service="compute",
                categories=tags, docs="https://cloud.google.com/compute/"),
         _entry("somemedia.com.json", "somemedia.com", categories=tags),
+        _entry("somehost.com.json", "somehost.com", categories=["hosting", "media"]),
     ]
     selection = select_services(entries)
-    assert [s.name for s in selection.selected] == ["google_calendar"]
+    # media is judged on implementability like any API; infrastructure consoles are skipped
+    assert [s.name for s in selection.selected] == ["google_calendar", "somemedia"]
     assert selection.selected[0].domain == "productivity"
     assert selection.skipped == {"googleapis.com/compute.json": "category cloud",
-                                 "somemedia.com.json": "category media"}
+                                 "somehost.com.json": "category hosting"}
 
 
 def test_size_and_estimate_rules():
     rpc_free = ["POST /#X-Amz-Target=Foo.Bar"] * 6
-    entries = [_entry("tiny.com.json", "tiny.com", ops=CRUD[:4]),
+    entries = [_entry("tiny.com.json", "tiny.com", ops=CRUD[:2]),
                _entry("huge.com.json", "huge.com", ops=CRUD * 50),
                _entry("odd.com.json", "odd.com", ops=rpc_free),
                _entry("ok.com.json", "ok.com")]
     selection = select_services(entries)
-    assert [s.name for s in selection.selected] == ["ok"]
-    assert selection.skipped["tiny.com.json"].startswith("4 operations")
-    assert selection.skipped["huge.com.json"].startswith("250 operations")
+    assert [s.name for s in selection.selected] == ["huge", "ok"]  # a big API is cut, not skipped
+    assert selection.skipped["tiny.com.json"].startswith("2 operations")
     assert "estimated implementable share 0%" in selection.skipped["odd.com.json"]
+
+
+def test_only_the_newest_release_of_an_api_is_kept_but_api_generations_all_are():
+    entries = [_entry(f"github.com/ghes-{v}.json", "github.com", service=f"ghes-{v}")
+               for v in ("2.18", "3.10", "3.8")]
+    entries += [_entry(f"twilio.com/twilio_chat_{v}.json", "twilio.com",
+                       service=f"twilio_chat_{v}") for v in ("v1", "v2")]
+    selection = select_services(entries)
+    assert [s.name for s in selection.selected] == ["github_ghes_3_10", "twilio_chat_v1",
+                                                    "twilio_chat_v2"]
+    assert selection.skipped["github.com/ghes-2.18.json"] == (
+        "older release of 'ghes-3.10' (kept: github.com/ghes-3.10.json)")
+    assert "github.com/ghes-3.8.json" in selection.skipped
 
 
 def test_names_are_unique_snake_case_without_double_underscores():

@@ -138,8 +138,9 @@ def test_edge_cases_circular_refs_missing_operation_ids_bodies_and_enums():
     assert any("enum of 200 values truncated" in w for w in result.warnings)
     assert fields["price"].type == "Money" and fields["birth_date"].type == "Date"
     assert fields["children"].type == "array"
-    assert fields["owner_email"].type == "Email"  # a small nested object, flattened one level
-    assert fields["owner_best_friend"].type == "object"  # the circular $ref stops there
+    assert fields["owner_email"].type == "Email"  # a small nested object, flattened
+    assert fields["owner_best_friend_email"].type == "Email"  # two levels deep
+    assert fields["owner_best_friend_best_friend"].type == "object"  # and no deeper
     owner = {f.name: f.type for f in {e.name: e for e in result.spec.entities}["owner"].fields}
     assert owner["email"] == "Email" and owner["phone"] == "Phone"
     assert owner["full_name"] == "PersonName"

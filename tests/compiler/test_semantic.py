@@ -33,6 +33,41 @@ from compoworld.compiler._rules import core_noun, entity_name, singular, split_v
     ("status", {"type": "string", "enum": ["a", "b"]}, "", "", None),
     ("customer_id", {"type": "string"}, "", "", None),  # ids never name the thing
     ("region", {"type": "string"}, "", "", None),  # cloud regions are no provinces
+    # people and companies by role
+    ("customer_name", {"type": "string"}, "", "", "PersonName"),
+    ("author_display_name", {"type": "string"}, "", "", "PersonName"),
+    ("changed_by_name", {"type": "string"}, "", "", "PersonName"),
+    ("user_name", {"type": "string"}, "", "", "Username"),  # a handle, not a person's name
+    ("client_name", {"type": "string"}, "", "", None),  # an OAuth application's
+    ("vendor_name", {"type": "string"}, "", "", "CompanyName"),
+    ("brand_name", {"type": "string"}, "", "", None),
+    ("name", {"type": "string"}, "", "product", "ProductName"),  # never a PersonName
+    ("name", {"type": "string"}, "", "product_variant", None),
+    ("name_given_name", {"type": "string"}, "", "", "FirstName"),
+    ("full_name", {"type": "string"}, "", "follower", "PersonName"),
+    ("full_name", {"type": "string"}, "", "repository", None),  # owner/name
+    ("repository_full_name", {"type": "string"}, "", "", None),
+    ("brand_family_name", {"type": "string"}, "", "", None),
+    ("mac_address", {"type": "string"}, "", "", None),  # no street address
+    ("billing_address", {"type": "string"}, "", "", "Address"),
+    ("sender_name", {"type": "string"}, "Resource name for a Google Chat user", "", None),
+    ("sender_name", {"type": "string"}, "", "", "PersonName"),
+    ("display", {"type": "string"}, "The name shown instead of the email address", "", None),
+    # URLs, places, phones
+    ("transactions_href", {"type": "string"}, "", "", "URL"),
+    ("siteurl", {"type": "string"}, "", "", "URL"),
+    ("appandroid", {"type": "string"}, "URL of the app in Google Play", "", "URL"),
+    ("token", {"type": "string"}, "URL-safe base64 token", "", None),
+    ("prefix", {"type": "string"}, "The URL path prefix", "", None),
+    ("postal_address_town_name", {"type": "string"}, "", "", "City"),
+    ("outlet_suburb", {"type": "string"}, "", "", "City"),
+    ("fax_number", {"type": "string"}, "", "", "Phone"),
+    # the spec's own example must fit the type
+    ("domain", {"type": "string"}, "the site it belongs to, example: netherlands", "", None),
+    ("domain", {"type": "string"}, "example: acme.com", "", "Domain"),
+    ("email", {"type": "string", "example": "jdoe"}, "", "", None),
+    ("email", {"type": "string"}, "For example, the user's email", "", "Email"),
+    ("website", {"type": "string", "example": "https://acme.com"}, "", "", "URL"),
 ])
 def test_inference(name, schema, description, entity, expected):
     assert infer_semantic(name, schema, description, entity) == expected

@@ -64,7 +64,8 @@ def test_in_process_client_runs_the_plan_and_sees_errors(tasks: list[Task]) -> N
                 assert json.loads(_text(result)) == step.output
 
     asyncio.run(scenario())
-    results = score(task.rubric, build_world(task).env, served.world.env, "",
+    answer = " ".join(str(v) for c in task.rubric if c.kind == "answer" for v in c.values)
+    results = score(task.rubric, build_world(task).env, served.world.env, answer,
                     [s.tool for s in task.plan])
     assert all(r.passed for r in results)
     assert [c.name for c in served.calls] == [s.tool for s in task.plan]

@@ -1,9 +1,13 @@
 import random
+import subprocess
+import sys
+from typing import Annotated, Any, Literal
 
 import pytest
+from pydantic import BaseModel, Field
 
 from compoworld.catalog import load_service, load_services
-from compoworld.service import Environment, SimulatorStats, sample_arguments
+from compoworld.service import Db, Environment, Service, SimulatorStats, sample_arguments
 from compoworld.simulate import OfflineSimulator, SimulationCache, simulated
 
 
@@ -124,3 +128,112 @@ def test_simulated_copies_keep_the_service_contract(name):
     assert copy.name == original.name and list(copy.tools) == list(original.tools)
     assert all(t.simulated for t in copy.tools.values())
     assert not any(t.simulated for t in original.tools.values())
+
+
+class Line(BaseModel):
+    sku: str
+    quantity: int
+
+
+class Receipt(BaseModel):
+    id: str
+    lines: list[Line]
+    notes: list[str]
+
+
+def shop() -> Service:
+    service = Service("shop", domain="commerce", description="A shop's receipts.")
+
+    @service.read(returns=list[Receipt])
+    def list_receipts(db: Db) -> list[dict[str, Any]]:
+        """List the receipts."""
+        return []
+
+    @service.read(returns=Receipt)
+    def get_receipt(db: Db, receipt_id: str) -> dict[str, Any]:
+        """One receipt.
+
+        Args:
+            receipt_id: The receipt's id.
+        """
+        return {}
+
+    return simulated(service)
+
+
+def test_lists_inside_records_hold_at_most_two_items_result_lists_up_to_four():
+    nested, top = [], []
+    for seed in range(12):
+        env = Environment([shop()], seed=seed)
+        receipts = env.call("shop__list_receipts", {})["data"]
+        one = env.call("shop__get_receipt", {"receipt_id": "r1"})["data"]
+        top.append(len(receipts))
+        nested += [len(r[k]) for r in [*receipts, one] for k in ("lines", "notes")]
+    assert min(top) >= 1 and max(top) <= 4 and len(set(top)) > 1
+    assert max(nested) <= 2 and {0, 1, 2} <= set(nested)
+
+
+_DIGEST = """
+import hashlib, random, sys, orjson
+from compoworld.catalog import load_services
+from compoworld.service import Environment, sample_arguments
+from compoworld.simulate import OfflineSimulator, simulated
+env = Environment([simulated(s) for s in load_services()], seed=5)
+env.simulator = OfflineSimulator(env.pool)
+rng = random.Random(5)
+answers = [env.call(n, sample_arguments(t, env, n.split("__")[0], rng)) for n, t in env.tools.items()]
+print(hashlib.blake2b(orjson.dumps(answers)).hexdigest())
+"""
+
+
+@pytest.mark.slow
+def test_same_seed_same_bytes_in_another_process():
+    runs = [subprocess.run([sys.executable, "-c", _DIGEST], capture_output=True, text=True,
+                           check=True, timeout=600).stdout for _ in range(2)]
+    assert runs[0] == runs[1] and len(runs[0].strip()) == 128
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    good: bool
+
+
+class Pet(BaseModel):
+    pet: Annotated[Cat | Dog, Field(discriminator="kind")]
+    point: tuple[int, float]
+
+
+def test_discriminated_unions_and_tuples_get_valid_answers():
+    service = Service("zoo", domain="leisure", description="Pets.")
+
+    @service.read(returns=Pet)
+    def get_pet(db: Db) -> dict[str, Any]:
+        """A pet."""
+        return {}
+
+    kinds = set()
+    for seed in range(8):
+        env = Environment([simulated(service)], seed=seed)
+        envelope = env.call("zoo__get_pet", {})
+        assert envelope["success"] and env.failures == [], envelope
+        kinds.add(envelope["data"]["pet"]["kind"])
+        assert len(envelope["data"]["point"]) == 2
+    assert kinds == {"cat", "dog"}
+
+
+def test_listed_records_that_exist_are_the_stored_ones_and_new_ones_are_written_back():
+    env = simulated_world(["contacts"], tools=["list_contacts"])
+    before = {c["id"] for c in env.db("contacts").select("contact")}
+    seen_old = seen_new = 0
+    for offset in range(8):
+        for item in env.call("contacts__list_contacts", {"offset": offset})["data"]["items"]:
+            stored = env.db("contacts").get("contact", item["id"])  # new ones were written back
+            assert {k: item[k] for k in stored if k in item} == {k: stored[k] for k in item if k in stored}
+            seen_old += item["id"] in before
+            seen_new += item["id"] not in before
+    assert seen_old and seen_new

@@ -85,7 +85,7 @@ def test_generated_data_transformation_tasks_sum_what_an_earlier_step_found():
                 values.append(value)
             assert step.arguments[name] == pytest.approx(sum(values))
             assert str(step.arguments[name]) not in task.instruction
-            assert "total" in task.instruction
+            assert "the sum of the" in task.instruction
             checked += 1
     assert checked
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from compoworld.cli._tasks import read_tasks
 from compoworld.errors import UserError
-from compoworld.rollout import AGENT_KINDS, AgentSpec, rollout
+from compoworld.rollout import AGENT_KINDS, SIMULATOR_KINDS, AgentSpec, WorldModelSpec, rollout
 
 console = Console(stderr=True)
 
@@ -41,16 +41,48 @@ def rollout_command(
         help="Run task groups on Ray: 'local' starts one here, or a cluster address.")] = None,
     num_cpus: Annotated[int | None, typer.Option(help="CPUs for a local Ray instance.")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
+    simulator: Annotated[str, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR",
+        help="World model for simulated tools: offline (seeded, no model) or llm.")] = "offline",
+    simulator_model: Annotated[str | None, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_MODEL",
+        help="llm world model: 'local' (the bundled SmolLM2) or a model name served at "
+             "--simulator-base-url (default: $COMPOWORLD_MODEL).")] = None,
+    simulator_base_url: Annotated[str | None, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_BASE_URL",
+        help="llm world model endpoint (default: $COMPOWORLD_BASE_URL).")] = None,
+    simulator_api_key: Annotated[str | None, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_API_KEY",
+        help="llm world model API key (default: $COMPOWORLD_API_KEY).")] = None,
+    simulator_max_tokens: Annotated[int, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_MAX_TOKENS", help="llm world model: tokens per answer.")] = 256,
+    simulator_timeout: Annotated[float, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_TIMEOUT",
+        help="llm world model: seconds per answer (then the offline one answers).")] = 120.0,
+    simulator_repairs: Annotated[int, typer.Option(
+        envvar="COMPOWORLD_SIMULATOR_REPAIRS",
+        help="llm world model: re-prompts with the validation error before the offline one "
+             "answers.")] = 1,
 ) -> None:
     """Roll out tasks with an agent: G trajectories per task, appended to JSONL as they end."""
     if agent not in AGENT_KINDS:
         raise UserError(f"--agent must be one of {', '.join(AGENT_KINDS)}, got {agent!r}")
+    if simulator not in SIMULATOR_KINDS:
+        raise UserError(f"--simulator must be one of {', '.join(SIMULATOR_KINDS)}, "
+                        f"got {simulator!r}")
+    world_model = WorldModelSpec(
+        simulator, simulator_model, simulator_base_url,
+        simulator_api_key, simulator_max_tokens, simulator_timeout, simulator_repairs)
+    if simulator == "llm":
+        world_model.client()  # a missing model or endpoint is a usage error now, not per task
     if not tasks.exists():
         raise UserError(f"no tasks file {str(tasks)!r}; make one with: compoworld generate "
                         f"--out {tasks}")
     chosen = read_tasks(tasks)[:limit]
     if not chosen:
         raise UserError(f"{tasks} holds no tasks")
+    if world_model != WorldModelSpec.from_env():
+        world_model.export()  # read by every world the run builds, Ray workers included
     spec = AgentSpec(kind=agent, model=model, base_url=base_url, api_key=api_key,
                      temperature=temperature)
     stats = rollout(chosen, spec if ray else spec.build(), group=group, out=out,

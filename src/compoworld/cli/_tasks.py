@@ -65,11 +65,13 @@ def generate(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(good)  # drops a line an interrupted run left half-written
     start = max((t.provenance["attempt"] for t in done), default=-1) + 1
-    seen = {_signature(t.plan) for t in done}
+    seen = {_signature(t.plan, t.condition) for t in done}
     stats = GenerationStats()
+    # No refresh thread: with none running, worker processes can be forked warm (they inherit
+    # the loaded catalog) instead of spawned cold.
     with Progress(TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
-                  console=console) as progress:
+                  console=console, auto_refresh=False) as progress:
         bar = progress.add_task("tasks", total=tasks, completed=len(done), detail="")
         with out.open("ab") as sink:
             for task in generate_tasks(tasks - len(done), seed, settings, start_attempt=start,
@@ -77,7 +79,7 @@ def generate(
                 sink.write(task.model_dump_json().encode() + b"\n")
                 sink.flush()
                 rejected = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejected.items()))
-                progress.update(bar, advance=1,
+                progress.update(bar, advance=1, refresh=True,
                                 detail=f"{stats.attempts} walks, rejected: {rejected or 'none'}")
     kept = len(done) + stats.kept
     console.print(f"{kept} tasks in {out} ({stats.kept} new from {stats.attempts} walks, "
@@ -107,6 +109,12 @@ def show(task_id: Annotated[str, typer.Argument(help="Task id, e.g. t0-000003.")
     for i, step in enumerate(task.plan, start=1):
         args = orjson.dumps(step.arguments).decode()
         out.print(f"  {i}. {step.tool}({args[:120]})", highlight=False)
+    if task.condition is not None:
+        condition, then = task.condition, task.condition.then
+        args = orjson.dumps(then.arguments).decode()
+        out.print(f"  {'then' if condition.holds else 'not done'}: {then.tool}({args[:100]}) — "
+                  f"step {condition.source + 1} {condition.path} {condition.op} "
+                  f"{condition.threshold}", highlight=False)
     out.print("\n[bold]Rubric[/]")
     for c in task.rubric:
         out.print(f"  {escape(f'[{c.kind}]')} {escape(c.description[:150])}", highlight=False)

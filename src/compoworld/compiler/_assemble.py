@@ -142,6 +142,8 @@ class Assembler:
                provenance: Provenance | None) -> ServiceSpec:
         """The service spec; tools the engine refuses become opaque simulated tools."""
         service = Service(name, domain=domain, description=description or name)
+        for draft in self.entities.values():
+            _name_people(draft)
         entities = self._entity_specs()
         by_name = {e.name: e for e in entities}
         checked: list[ToolSpec] = []
@@ -174,6 +176,24 @@ class Assembler:
                            seed_count=1 if d.singleton else d.seed_count,
                            singleton=d.singleton)
                 for d in self.entities.values()]
+
+
+_PERSON_NAME_FIELDS = ("name", "full_name", "display_name")
+_OWN_NAMES = ("first_name", "last_name", "given_name", "family_name", "firstname", "lastname")
+
+
+def _name_people(draft: Draft) -> None:
+    """A record with a first or last name is a person's: its plain ``name`` / ``full_name`` /
+    ``display_name`` is their PersonName (``{first_name, last_name, name, email}``)."""
+    own = {draft.fields[n].type for n in _OWN_NAMES if n in draft.fields}  # not owner_first_name
+    if not own & {"FirstName", "LastName"} or any(
+            f.type == "PersonName" for f in draft.fields.values()):
+        return
+    for fname in _PERSON_NAME_FIELDS:
+        f = draft.fields.get(fname)
+        if f is not None and f.type == "string" and not f.enum:
+            draft.fields[fname] = f.model_copy(update={"type": "PersonName"})
+            return
 
 
 def _schema_of(f: FieldSpec | None) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from compoworld.compiler._rules import (
     split_verb,
 )
 from compoworld.compiler._schema import flatten
+from compoworld.compiler._summary import summary_sentence
 from compoworld.compiler._tooling import ToolPlan, emit_plan
 from compoworld.service import Provenance
 
@@ -148,7 +149,8 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
         plan.name, plan.description = tool_name, description
         emit_plan(asm, plan, inputs, record if plan.op in ("get", "compute") else {})
     spec = asm.finish(name=identifier(name, "service"), domain=domain,
-                      description=f"{name}: " + "; ".join(d.split(".")[0] for d in descriptions[:3]),
+                      description=f"{name}: " + "; ".join(
+                          summary_sentence(d).rstrip(".") for d in descriptions[:3]),
                       provenance=provenance)
     return CompileResult(spec, asm.warnings)
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from compoworld.compiler._assemble import Assembler
 from compoworld.compiler._operation import Operation, opid_verb, read_path
 from compoworld.compiler._rules import (
-    ARITHMETIC,
     COMPUTE_NOUNS,
     COMPUTE_VERBS,
+    MESSAGE_FIELDS,
     MESSAGE_NOUNS,
+    SEARCH_VERBS,
+    SEND_NOUNS,
     TRANSITIONS,
     classify_verb,
     core_noun,
@@ -22,10 +24,19 @@ from compoworld.compiler._rules import (
     singular,
     split_verb,
 )
+from compoworld.compiler._shape_rules import (
+    QUERY_NAMES,
+    compute_plan,
+    computed_read,
+    holds_list,
+    one_object_read,
+    path_keys,
+    read_inputs,
+    subrecord_write,
+)
 from compoworld.compiler._tooling import ToolPlan, param_category
 
-_QUERY_NAMES = {"q", "query", "search", "term", "keyword", "keywords", "text", "search_term",
-                "search_query"}
+_QUERY_NAMES = QUERY_NAMES
 
 
 _ID_SUFFIXES = ("id", "arn", "sid", "uuid", "identifier")
@@ -42,18 +53,85 @@ def _id_in_params(op: Operation, entity: str) -> str | None:
     return None
 
 
+_QUALIFIERS = {"recent", "latest", "popular", "top", "trending", "upcoming", "past", "active",
+               "featured"}
+"""A path answering a list and ending in one of these qualifies the noun before it
+(``/media/recent``: a list of media)."""
+
+
+_OWN_IDS = ("id", "sid", "uuid", "guid", "key", "number", "code", "name", "slug")
+
+
+def _own_id(param: str, noun: str) -> bool:
+    """Whether a path parameter names a record of ``noun`` itself (``{id}``, ``{AccountId}``
+    after ``/accounts``, ``{partNumber}`` after ``/Part``): then an array answer is an envelope
+    around that one record (Xero's ``{"ExpenseClaims": [...]}``), not a filtered list."""
+    name, entity = identifier(param), entity_name(noun)
+    stems = {entity, entity.split("_")[-1], identifier(noun)}
+    return name in _OWN_IDS or name in stems or any(
+        name == f"{stem}_{suffix}" for stem in stems for suffix in _OWN_IDS)
+
+
+def _plural(word: str | None) -> bool:
+    last = identifier(str(word or "")).split("_")[-1]
+    return len(last) > 3 and singular(last) != last
+
+
+def _keyed_noun(chain: list[list[str | None]]) -> bool:
+    """Whether the path's trailing parameters follow a noun that has a parameter itself."""
+    start = len(chain) - 1
+    while start > 0 and not chain[start][0]:
+        start -= 1
+    return bool(chain[start][0] and chain[start][1] and all(c[1] for c in chain[start:]))
+
+
 def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
-    """The tool plan of an operation, or None (``op.reason`` says why it stays simulated)."""
+    """The tool plan of an operation, or None (``op.reason`` says why it stays simulated).
+
+    An update must have something to update: a PUT / PATCH / POST whose body has no fields
+    (none, a list, a JSON-patch document) and no value inputs is a relation or a bulk call
+    (``PUT /user/follows/people/{id}``), not an update.
+    """
+    plan = _map(op)
+    if plan is not None and plan.op == "update" and not op.body and not read_inputs(op)[0]:
+        op.reason = (f"{op.method} {plan.noun!r} without fields to update (no body, a list or a "
+                     "patch document: a relation or a bulk write) has no rule")
+        return None
+    return plan
+
+
+def _map(op: Operation) -> ToolPlan | None:
     chain, verb = read_path(op)
     op.chain = chain
+    if len(chain) >= 2 and not chain[-1][0] and verb is None and _keyed_noun(chain):
+        return path_keys(op, chain)
     if not chain or not chain[-1][0]:
         op.reason = "the path names no resource"
         return None
+    if (op.many and identifier(str(chain[-1][0])) in _QUALIFIERS and not chain[-1][1]
+            and len(chain) > 1 and chain[-2][0] and not chain[-2][1]):
+        chain = [*chain[:-2], [chain[-2][0], None]]  # /users/{id}/media/recent: the media
+        op.chain = chain
+    if (len(chain) > 1 and chain[-2][0] and not chain[-2][1] and _plural(chain[-2][0])
+            and _plural(chain[-1][0])):
+        # /reposts/playlists/{id}, /likes/tracks/{id}: a repost of a playlist, not the playlist
+        chain = [*chain[:-2], [f"{chain[-2][0]}_{chain[-1][0]}", chain[-1][1]]]
+        op.chain = chain
     noun, id_param = str(chain[-1][0]), chain[-1][1]
     raw = identifier(noun).split("_")
+    if id_param and raw[-1] in SEARCH_VERBS | {"search"} and op.method == "GET":
+        op.reason = f"a search by the path parameter {id_param!r} has no rule"
+        return None
     noun = "_".join(core_noun(raw)) or identifier(noun)
     if id_param and "by" in raw[1:] and singular(noun) != noun:
         id_param = None  # /PlayersByTeam/{teamid}: the players of a team, a filtered list
+    filtered_by = None
+    if id_param and op.method == "GET" and op.many and op.segments[-1].startswith("{") and (
+            verb is None or classify_verb(verb) in ("summary", "count")) and not _own_id(
+            id_param, noun):
+        # /Players/{team}, /TeamSeasonStats/{season} answering an array: a list filtered by
+        # the parameter, never the get of one record
+        filtered_by, id_param, verb = id_param, None, None
     entity = entity_name(noun)
     parents = [(str(p), entity_name(str(n))) for n, p in chain[:-1] if n and p]
     plan = ToolPlan(op="", entity=entity, rule="", source=op.source, noun=noun,
@@ -73,10 +151,10 @@ def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
     if verb is None:
         kind = "item" if id_param else "collection"
         last_words = set(identifier(str(chain[-1][0])).split("_"))
-        if kind == "collection" and (
-                (op.method == "GET" and (words & COMPUTE_NOUNS or path_words & COMPUTE_VERBS))
-                or (op.method == "POST" and last_words & COMPUTE_VERBS and not op.many)):
-            return _compute(op, plan, noun)
+        if (kind == "collection" and op.method == "GET"
+                and (words & COMPUTE_NOUNS or path_words & COMPUTE_VERBS)) or (
+                op.method == "POST" and last_words & COMPUTE_VERBS and not op.many):
+            return compute_plan(op, plan, noun)  # /shipping/calculate, /lookup/{country}
         if op.method == "POST" and kind == "collection" and identifier(noun) in MESSAGE_NOUNS:
             plan.op, plan.verb = "send", "send"
             plan.rule = f"action:POST {identifier(noun)} → send {entity}"
@@ -89,19 +167,23 @@ def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
                 ("POST", "item"): ("update", "rest:POST item → update"),
                 ("DELETE", "item"): ("delete", "rest:DELETE item → delete")}
         if (op.method, kind) not in rest:
-            op.reason = f"{op.method} on a {kind} path (bulk or singleton write) has no rule"
-            return None
+            return subrecord_write(op, plan)
         plan.op, plan.rule = rest[(op.method, kind)]
         if op.method == "POST":  # POST is where RPC hides: the operation id's verb decides
             named = opid_verb(op)
             family = classify_verb(named) if named else None
+            if named in COMPUTE_VERBS and not op.many:  # calculate_rates, validateAddress
+                return compute_plan(op, plan, noun)
             if named and family is None and named not in TRANSITIONS:
                 op.reason = f"POST operation {op.operation_id!r}: verb {named!r} has no rule"
                 return None
             if (family is not None and family != plan.op) or named in TRANSITIONS:
                 verb = named
         if verb is None:
-            return _rest(op, plan, noun)
+            mapped = _rest(op, plan, noun)
+            if mapped is not None and filtered_by:
+                mapped.rule = f"rest:GET item answering an array → list filtered by {filtered_by}"
+            return mapped
     if op.method == "GET" and classify_verb(verb) in ("create", "update", "delete", "send"):
         op.reason = f"GET whose path or name says {verb!r} (a write) has no rule"
         return None
@@ -111,12 +193,16 @@ def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
 def _rest(op: Operation, plan: ToolPlan, noun: str) -> ToolPlan | None:
     last = identifier(noun).split("_")[-1]
     if plan.op == "list" and op.record and not op.many:
-        op.reason = f"GET {noun!r} returns one object, not a collection (a singleton)"
-        return None
+        return one_object_read(op, plan, noun)
     if plan.op == "list" and not op.record and singular(last) == last:
         op.reason = f"GET {noun!r}: a singular name without a response schema (a singleton?)"
         return None
-    if plan.op == "create" and singular(last) == last and op.method_paths.get("GET") is None:
+    named = opid_verb(op) if plan.op == "create" else None
+    if named and classify_verb(named) == "create" and op.body:
+        plan.verb, plan.rule = named, f"rpc:verb {named} → create"  # addShipment, createPad
+    elif plan.op == "create" and singular(last) == last and op.method_paths.get("GET") is None:
+        if last in COMPUTE_NOUNS and not op.many:  # POST /shipping/quote: a question asked
+            return compute_plan(op, plan, noun)
         op.reason = (f"POST to {noun!r}, a singular name (an RPC call, not a collection), "
                      "has no rule")
         return None
@@ -133,9 +219,12 @@ def _singleton(op: Operation, plan: ToolPlan) -> ToolPlan | None:
     inputs = [p["name"] for p in op.params if p["in"] == "query"
               and param_category(p["name"], _QUERY_NAMES) != "control"]
     if inputs and op.method == "GET":
-        op.reason = f"a singleton {plan.noun!r} read with inputs {inputs} (a computation?) has " \
-                    "no rule"
-        return None
+        values, paging = read_inputs(op)
+        if paging or holds_list(op.record):
+            op.reason = f"a singleton {plan.noun!r} read with paging inputs {paging} (a list in " \
+                        "an envelope not read) has no rule"
+            return None
+        return computed_read(op, plan, plan.noun, values)
     if op.method == "POST" and (opid_verb(op) or "update") not in ("update", "set", "save"):
         op.reason = f"POST on the singleton {plan.noun!r}: operation {op.operation_id!r} is not " \
                     "an update"
@@ -151,14 +240,14 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
     if family == "get" and not id_param and singular(last) != last:
         family = "list"  # DescribeEvents, GetResourcePolicies: a plural read is a listing
     if family is None and verb in COMPUTE_NOUNS:
-        return _compute(op, plan, verb)
+        return compute_plan(op, plan, verb)
     if family is None:
         op.reason = f"RPC verb {verb!r} has no rule"
         return None
     if family in ("get", "update", "delete", "transition") and not id_param:
         plan.id_param = id_param = _id_in_params(op, entity)
         if not id_param and family == "get" and set(plan.noun.split("_")) & COMPUTE_NOUNS:
-            return _compute(op, plan, plan.noun)
+            return compute_plan(op, plan, plan.noun)
         # Keys come from the query or body (AWS-style RPC); a path parameter already names
         # the parent the path says it names, not this record.
         required = [p["name"] for p in op.params
@@ -178,6 +267,10 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
             return None
     if family == "send" and id_param:  # send an invoice, a draft: it becomes "sent"
         family, plan.target = "transition", "sent"
+    elif family == "send" and not (set(plan.noun.split("_")) & SEND_NOUNS
+                                   or {identifier(k) for k in op.record} & MESSAGE_FIELDS):
+        op.reason = f"{verb!r} of {plan.noun!r}, which is no message, has no rule"
+        return None
     elif family == "transition":
         plan.target = TRANSITIONS[verb]
     if family in ("list", "search", "create", "count", "summary") and id_param:
@@ -190,19 +283,4 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
                  }.get(family, f"rpc:verb {verb} → {family}")
     if family == "list" and classify_verb(verb) == "get":
         plan.rule = f"rpc:verb {verb} + plural {plan.noun} → list"
-    return plan
-
-
-def _compute(op: Operation, plan: ToolPlan, noun: str) -> ToolPlan | None:
-    words = set(identifier(op.operation_id or noun).split("_"))
-    if words & ARITHMETIC:
-        op.reason = "arithmetic needs a real implementation, not a seeded lookup"
-        return None
-    if not op.record or op.many:
-        op.reason = f"a {noun} lookup without a typed single-object response"
-        return None
-    if not op.params and not op.body:
-        op.reason = f"a {noun} lookup without inputs (a singleton, not a function of inputs)"
-        return None
-    plan.op, plan.rule = "compute", f"compute:{identifier(noun)} → compute"
     return plan

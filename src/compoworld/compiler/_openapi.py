@@ -17,13 +17,35 @@ from compoworld.compiler._mapping import map_operation
 from compoworld.compiler._operation import Operation
 from compoworld.compiler._result import CompileResult, SpecError, pointer
 from compoworld.compiler._rules import identifier, singular
-from compoworld.compiler._schema import Resolver, flatten, record_shape
+from compoworld.compiler._schema import Resolver, flatten
+from compoworld.compiler._shape import body_shape, record_shape, schema_of_example
+from compoworld.compiler._summary import summary_sentence
 from compoworld.service import Provenance
 
 METHODS = ("get", "post", "put", "patch", "delete")
 _PREFIX = re.compile(r"^(v\d+([._]\d+)*([a-z]+\d*)?|api|apis|rest|\d+([.-]\d+)*|latest)$", re.I)
 _JSON = re.compile(r"json", re.I)
 _FORM = ("application/x-www-form-urlencoded", "multipart/form-data")
+GOOGLE_PARAMS = frozenset({"$.xgafv", "access_token", "alt", "callback", "fields", "key",
+                           "oauth_token", "prettyPrint", "quotaUser", "upload_protocol",
+                           "uploadType", "userIp"})
+"""Google's standard query parameters: transport controls of every Google API call, never
+inputs of the operation."""
+
+
+def _is_google(doc: dict[str, Any]) -> bool:
+    info: dict[str, Any] = doc["info"] if isinstance(doc.get("info"), dict) else {}
+    servers: list[Any] = doc["servers"] if isinstance(doc.get("servers"), list) else []
+    urls = [str(s.get("url", "")) for s in servers if isinstance(s, dict)]
+    return info.get("x-providerName") == "googleapis.com" or any(
+        "googleapis.com" in u for u in urls)
+
+
+def _transport(params: dict[tuple[str, str], dict[str, Any]], google: bool) -> set[tuple[str, str]]:
+    """The query parameters that are Google's standard transport block: all of them in a Google
+    API, and elsewhere only where at least three of them appear together."""
+    standard = {k for k in params if k[0] == "query" and k[1] in GOOGLE_PARAMS}
+    return standard if google or len(standard) >= 3 else set()
 
 
 @dataclass
@@ -82,11 +104,29 @@ def _response(resolver: Resolver, op: dict[str, Any], place: str) -> tuple[dict[
         content = resp.get("content")
         if isinstance(content, dict):
             media = next((m for m in content if _JSON.search(m) or m == "*/*"), None)
-            if media and isinstance(content[media], dict):
-                return resolver.schema(content[media].get("schema", {}), where), where
+            entry = content.get(media) if media else None
+            if isinstance(entry, dict) and "schema" not in entry:
+                example = _example_of(resolver, entry, where)
+                if example is not None:  # no schema, only a documented example answer
+                    return schema_of_example(example), where
+            if isinstance(entry, dict):
+                return resolver.schema(entry.get("schema", {}), where), where
         elif "schema" in resp:  # Swagger 2
             return resolver.schema(resp["schema"], where), where
     return {}, ""
+
+
+def _example_of(resolver: Resolver, entry: dict[str, Any], place: str) -> Any:
+    """The example value of a media type entry (``example``, or the first of ``examples``)."""
+    if "example" in entry:
+        return entry["example"]
+    examples = entry.get("examples")
+    if isinstance(examples, dict):
+        for node in examples.values():
+            node = resolver.node(node, place)
+            if isinstance(node, dict) and "value" in node:
+                return node["value"]
+    return None
 
 
 def _parameters(resolver: Resolver, raw: Any, place: str, warnings: list[str]
@@ -149,6 +189,7 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
         raise SpecError("missing or invalid 'paths' object", source=source, place="/paths")
     resolver = Resolver(doc, source)
     asm = Assembler(source)
+    google = _is_google(doc)
     operations: list[Operation] = []
     for path, item in paths.items():
         if str(path).startswith("x-"):  # a specification extension, not a path
@@ -167,6 +208,8 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
                 raise SpecError("an operation must be an object", source=source, place=where)
             params = {**shared, **_parameters(resolver, op.get("parameters"),
                                               where + "/parameters", asm.warnings)}
+            transport = _transport(params, google)
+            params = {k: v for k, v in params.items() if k not in transport}
             body = _body(resolver, op, where)
             body_params = [p for p in params.values() if p["in"] in ("body", "formData")]
             if body is None and body_params:  # Swagger 2
@@ -175,18 +218,27 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
                 body = _Body("json", "application/json", body_schema)
             response, response_place = _response(resolver, op, where)
             literals = [seg for seg in _segments(path) if not seg.startswith("{")]
-            record, many = record_shape(resolver, response, response_place,
-                                        hint=literals[-1] if literals else "")
+            hint = literals[-1] if literals else ""
+            record, many = record_shape(resolver, response, response_place, hint=hint)
+            body_props: dict[str, dict[str, Any]] = {}
+            body_required: list[str] = []
+            if body is not None and body.kind == "json":  # {"transaction": {...}} unwrapped
+                body_props, body_required, _ = body_shape(resolver, body.schema, where, hint)
+                body_props = flatten(body_props, resolver, where + "/requestBody")
+            elif body is not None:
+                body_props = resolver.properties(body.schema, where)
+                body_required = [str(r) for r in body.schema.get("required") or []]
             record = flatten(record, resolver, response_place)
             operations.append(Operation(
                 method=method.upper(), path=path, place=where, segments=_segments(path),
                 operation_id=str(op.get("operationId") or ""),
-                summary=str(op.get("summary") or op.get("description") or "").strip(),
+                summary=summary_sentence(str(op.get("summary") or ""),
+                                         str(op.get("description") or "")),
                 params=[p for p in params.values() if p["in"] in ("path", "query")],
-                dropped=[p["name"] for p in params.values() if p["in"] in ("header", "cookie")],
+                dropped=[p["name"] for p in params.values() if p["in"] in ("header", "cookie")]
+                + sorted(name for _, name in transport),
                 body_kind=body.kind if body else None, body_media=body.media if body else None,
-                body=resolver.properties(body.schema, where) if body else {},
-                body_required=[str(r) for r in (body.schema.get("required") or [])] if body else [],
+                body=body_props, body_required=body_required,
                 record=record, many=many,
                 method_paths={m.upper(): path for m in METHODS if m in item},
                 rpc=bool(re.search(r"#(X-Amz-Target|Action)=", path))))

@@ -9,6 +9,7 @@ from typing import Any
 
 from compoworld.compiler._assemble import Assembler
 from compoworld.compiler._rules import (
+    COMPUTE_VERBS,
     TRANSITIONS,
     classify_verb,
     identifier,
@@ -103,23 +104,39 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
         if tail is chain[-1] and not rest and known and len(chain) > 1 and tail[1] is None:
             verb = first  # /pads/get, /orders/{id}/cancel, /messages/send
             chain.pop()
-        elif rest and known:
+        elif rest and known and not (op.method == "GET" and _writes(first)):
             verb, tail[0] = first, "_".join(rest)  # /createPad, /GetPostAndParent/{id}
     if (not chain or chain[-1][0] is None) and op.operation_id:
         parts = [p for p in op.operation_id.replace("-", ".").split(".") if p]
         if len(parts) >= 2:  # Google: pubsub.projects.topics.get
             noun = identifier(parts[-2])
+            named, rest = split_verb(identifier(parts[-1]))
+            if rest and classify_verb(named):  # accounts.updateNotifications: a sub-record
+                noun = "_".join(rest)
             chain = [[noun, chain[-1][1] if chain else None]]
-            verb = verb or identifier(parts[-1])
+            verb = verb or (named if rest and classify_verb(named) else identifier(parts[-1]))
     return chain, verb
+
+
+def _writes(verb: str) -> bool:
+    """A GET whose name starts with a write verb names a thing (``AddOnResults``, ``sendAs``,
+    ``changeRequests``), not an action."""
+    return classify_verb(verb) in ("create", "update", "delete", "send")
 
 
 def opid_verb(op: Operation) -> str | None:
     """The verb an operation id starts with (``apps/reset-token`` → ``reset``), if it does not
-    start with the resource noun."""
+    start with the resource noun; a namespace of one or two words before a known verb is
+    skipped (``Registry_CreateApiDeployment`` → ``create``, ``OrderApi_AddShipment`` → ``add``)."""
     if not op.operation_id:
         return None
-    last = identifier(re.split(r"[/.]", op.operation_id)[-1])
+    last = identifier(re.split(r"[/.#:]", op.operation_id)[-1])  # Api::V1::Models#create
+    words = last.split("_")
+    for skip in (1, 2):  # Registry_CreateApiDeployment, OrderApi_AddShipment
+        if (len(words) > skip + 1 and not any(classify_verb(w) for w in words[:skip])
+                and classify_verb(words[skip])):
+            last = "_".join(words[skip:])
+            break
     first = last.split("_")[0]
     nouns = {identifier(str(c[0])).split("_")[0] for c in op.chain if c[0]}
     if first in nouns or singular(first) in {singular(n) for n in nouns}:
@@ -132,9 +149,38 @@ _VERBS = {"list": "list", "search": "search", "get": "get", "create": "create",
           "compute": "get"}
 
 
+_RESIDUE = re.compile(r"_(?:api_)?v\d+(?:_\d+)*(?:_|$)|_api_|_using_(?:get|post|put|patch|delete)"
+                      r"(?:_\d+)?$")
+"""Path or generator residue in an operation id (``rotate_key_api_v1_app_app_id_...``,
+``add_profile_using_post``): the readable name is what comes before it."""
+
+
+def _verbish(word: str) -> bool:
+    return bool(classify_verb(word)) or word in TRANSITIONS or word in COMPUTE_VERBS or word in (
+        "one", "all")
+
+
+def _readable(name: str) -> bool:
+    """At most 40 characters and not noun-first (``activities_all``, ``contacts_one``,
+    ``leads_add`` read backwards): ``list_tasks``, ``cancel_order``, ``sms`` are kept."""
+    words = name.split("_")
+    backwards = len(words) > 1 and not _verbish(words[0]) and _verbish(words[-1])
+    return len(name) <= 40 and not backwards
+
+
 def tool_name(op: Operation, plan: ToolPlan | None) -> str:
+    """The tool's name: the operation id when it is readable (:func:`_readable`), else
+    ``verb_noun`` from the mapped operation (``activities_all`` → ``list_activities``); an unmapped operation
+    keeps its operation id, cut before any path residue (``rotate_key_api_v1_app_...`` →
+    ``rotate_key``)."""
     if op.operation_id and "." not in op.operation_id:
-        return identifier(op.operation_id)  # the API's own name for the operation
+        name = identifier(op.operation_id)  # the API's own name for the operation
+        cut = _RESIDUE.search(name)
+        if plan is not None:
+            return name if not cut and _readable(name) else _derived(plan)
+        if cut and cut.start() > 0 and "_" in name[: cut.start()]:
+            name = name[: cut.start()]
+        return name
     dotted = [identifier(p) for p in op.operation_id.split(".") if p]
     if len(dotted) >= 3 and plan is not None:  # Google: tasks.tasklists.list → list_tasklists
         noun = dotted[-2] if plan.op in ("list", "search") else singular(dotted[-2])
@@ -143,6 +189,10 @@ def tool_name(op: Operation, plan: ToolPlan | None) -> str:
         return dotted[-1] if "_" in dotted[-1] else identifier(f"{dotted[-1]}_{dotted[-2]}")
     if plan is None:
         return identifier(f"{op.method.lower()}_{'_'.join(s for s in op.segments if '{' not in s)}")
+    return _derived(plan)
+
+
+def _derived(plan: ToolPlan) -> str:
     noun = identifier(plan.noun)
     many = plan.op in ("list", "search", "count", "summary")
 

@@ -26,6 +26,36 @@ RULES: dict[str, str] = {
     "rest:<METHOD> singleton → get|update|delete": "a singular path whose GET answers one "
                                                    "object (/settings, /users/{id}/profile): "
                                                    "the one record, named by its parents",
+    "rest:GET sub-record <noun> → get": "GET on a plural-looking name answering one object "
+                                         "(no list envelope, no inputs): the parent's one "
+                                         "record (/courses/{id}/permissions)",
+    "rest:PUT|PATCH sub-record <noun> → update": "PUT / PATCH (or an update POST) with an "
+                                                 "object body on a singular or settings-like "
+                                                 "name (/accounts/{id}/preferences, "
+                                                 "/account/password): update the parent's one "
+                                                 "record",
+    "rest:DELETE sub-record <noun> → delete": "DELETE on a singular or settings-like name "
+                                              "under a parent: remove the parent's one record",
+    "rest:<METHOD> collection + body id <param> → update": "PUT / PATCH on a collection whose "
+                                                           "body names the record (PUT /users "
+                                                           "{userId, ...}): update that record",
+    "rest:GET item answering an array → list filtered by <param>": "GET on a path ending in "
+                                                                   "a parameter (not the "
+                                                                   "noun's own id) answering "
+                                                                   "an array (/Players/{team})"
+                                                                   ": the records whose field "
+                                                                   "equals it",
+    "rest:<METHOD> item by path keys <params> → <op>": "a path ending in two or more "
+                                                       "parameters after a noun (/entries/"
+                                                       "{lang}/{word}): the record named by "
+                                                       "them (a list filtered by them when the "
+                                                       "answer is an array; a POST creates the "
+                                                       "record with them as fields)",
+    "compute:singleton <noun> read with inputs → compute": "GET on one object with value "
+                                                           "inputs and no paging, sort or text "
+                                                           "query (/min-amount?currency_from="
+                                                           "&currency_to=): a function of its "
+                                                           "inputs, a seeded lookup",
     "rpc:verb <verb> by key <params> → <op>": "get / update / delete without an id parameter "
                                               "but with natural-key inputs (Name, path, "
                                               "GatewayARN): the record whose keys equal them",
@@ -49,7 +79,7 @@ RULES: dict[str, str] = {
                                 "deterministic lookup",
 }
 
-LIST_VERBS = {"list", "browse", "enumerate", "index", "all", "view", "show", "display"}
+LIST_VERBS = {"list", "browse", "enumerate", "all", "view", "show", "display"}
 GET_VERBS = {"get", "read", "fetch", "retrieve", "describe", "show", "view", "load"}
 SEARCH_VERBS = {"search", "find", "query", "lookup", "filter"}
 CREATE_VERBS = {"create", "add", "new", "insert", "register", "make", "post", "submit", "book",
@@ -75,6 +105,10 @@ TRANSITIONS: dict[str, str] = {
     "hide": "hidden", "unhide": "visible", "mute": "muted", "unmute": "active",
     "ban": "banned", "unban": "active", "terminate": "terminated", "deny": "denied",
     "start": "started", "end": "ended", "pin": "pinned", "unpin": "unpinned",
+    "capture": "captured", "withdraw": "withdrawn", "undelete": "active",
+    "reactivate": "active", "reinstate": "active", "escalate": "escalated",
+    "acknowledge": "acknowledged", "snooze": "snoozed", "dismiss": "dismissed",
+    "settle": "settled", "authorize": "authorized",
 }
 """Verb → the status a record is in after it (``cancel`` → ``cancelled``)."""
 
@@ -87,12 +121,29 @@ COMPUTE_NOUNS = {
 """Nouns of world facts that are a function of their inputs (a forecast by city and date)."""
 
 COMPUTE_VERBS = {"lookup", "calculate", "compute", "convert", "estimate", "quote", "validate",
-                 "predict", "geocode", "forecast", "price", "evaluate"}
-"""Verbs asking for a function of the inputs (``/lookup/format``, ``calculateShipping``)."""
+                 "predict", "geocode", "forecast", "price", "evaluate", "check", "analyze",
+                 "analyse", "preview", "simulate", "detect", "classify", "recommend"}
+"""Verbs asking for a function of the inputs (``/lookup/format``, ``calculateShipping``,
+``/vat-number-check``): read-only questions, never a change of state."""
 
 MESSAGE_NOUNS = {"sms", "message", "messages", "email", "emails", "mail", "fax", "faxes",
-                 "notification", "notifications", "text", "texts", "mms"}
+                 "notification", "notifications", "mms", "invitation", "invitations",
+                 "invite", "invites", "reminder", "reminders"}
 """POST to one of these (``POST /sms``) sends a message: the ``send`` effect."""
+
+SEND_NOUNS = MESSAGE_NOUNS | {"text", "texts", "chat", "dm", "letter", "letters", "receipt",
+                              "newsletter", "digest", "reply"}
+"""What ``send`` / ``reply`` / ``forward`` / ``notify`` may insert without an id: a message.
+Anything else (``send_additional_data``) is no message, so the verb has no ``send`` rule."""
+
+MESSAGE_FIELDS = {"message_id", "chat", "chat_id", "recipient", "recipients", "to",
+                  "conversation_id", "thread_id", "sender", "from"}
+"""Response fields of a sent message (Telegram's ``sendPhoto`` answers a Message with
+``message_id`` and ``chat``): an operation answering one is a send whatever its noun."""
+
+SUBRECORD_NOUNS = {"settings", "preferences", "permissions", "details", "metadata", "config",
+                   "configuration", "profile", "options"}
+"""Plural-looking names of one record that belongs to its parent (``/users/{id}/settings``)."""
 
 ARITHMETIC = {
     "add", "sum", "subtract", "multiply", "divide", "sqrt", "square", "mean", "average", "std",

@@ -1,13 +1,14 @@
 """JSON-schema helpers for source specs: local ``$ref`` resolution (circular ones included),
-``allOf`` merging, ``oneOf`` / ``anyOf`` choice, and the record shape a response holds."""
+``allOf`` merging, ``oneOf`` / ``anyOf`` choice, and nested objects flattened into record
+fields. Which part of a response or body is the record: :mod:`compoworld.compiler._shape`."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import unquote
 
 from compoworld.compiler._result import SpecError
+from compoworld.compiler._semantic import infer_semantic
 
 MAX_DEPTH = 12
 _CIRCULAR: dict[str, Any] = {"type": "object", "description": "(circular reference)"}
@@ -85,54 +86,62 @@ class Resolver:
         return {str(k): self.schema(v, f"{place}/properties/{k}", seen) for k, v in props.items()}
 
 
-_WRAPPERS = ("data", "items", "results", "records", "entries", "values", "list", "content",
-             "elements", "objects", "rows", "hits")
+def is_object(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "object" or isinstance(schema.get("properties"), dict)
 
 
-def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: str = ""
-                 ) -> tuple[dict[str, dict[str, Any]], bool]:
-    """(record properties, is a collection) of a response: an object, an array of objects, or
-    an envelope holding an array of objects (``{"data": [...], "total": 3}``; with several
-    arrays, the one named like ``hint``, the path's collection: ``{"appGateways": [...],
-    "unreachable": [...]}``)."""
-    if schema.get("type") == "array" or "items" in schema:
-        items = resolver.schema(schema.get("items", {}), place + "/items")
-        return resolver.properties(items, place + "/items"), True
-    props = resolver.properties(schema, place)
-    arrays = {k: v for k, v in props.items() if v.get("type") == "array" or "items" in v}
-    wanted = re.sub(r"[^a-z0-9]", "", hint.lower())
-    named = [k for k in arrays if k.lower() in _WRAPPERS] or [
-        k for k in arrays if wanted and re.sub(r"[^a-z0-9]", "", k.lower()) == wanted]
-    key = named[0] if named else (next(iter(arrays)) if len(arrays) == 1 and len(props) <= 4
-                                  else None)
-    if key is not None:
-        items = resolver.schema(arrays[key].get("items", {}), f"{place}/properties/{key}/items")
-        inner = resolver.properties(items, f"{place}/properties/{key}/items")
-        if inner:
-            return inner, True
-    return props, False
-
-
-_SCALARS = ("string", "integer", "number", "boolean")
+SCALARS = ("string", "integer", "number", "boolean")
 
 
 def flatten(props: dict[str, dict[str, Any]], resolver: Resolver | None = None, place: str = "",
-            max_inner: int = 10) -> dict[str, dict[str, Any]]:
-    """Record properties with small nested objects flattened one level (``address: {city}`` →
-    ``address_city``), so the facts inside them get their semantic types and can link
-    services. Larger objects stay whole, as do the objects inside small ones."""
+            max_inner: int = 16, levels: int = 2, max_fields: int = 40
+            ) -> dict[str, dict[str, Any]]:
+    """Record properties with small nested objects flattened (``address: {city}`` →
+    ``address_city``, ``location: {postal_address: {post_code}}`` →
+    ``location_postal_address_post_code``), so the facts inside them get their semantic types
+    and can link services.
+
+    Up to ``levels`` deep, objects of at most ``max_inner`` properties, and only while the
+    record keeps at most ``max_fields`` fields: the objects holding the most semantic facts
+    (names, emails, addresses) are opened first, the record's own fields always stay. Larger
+    objects stay whole, as do the objects below ``levels``.
+    """
+    options: dict[str, list[dict[str, dict[str, Any]]]] = {}  # deepest first
+    for key, schema in props.items():
+        inner = _inner(schema, resolver, f"{place}/properties/{key}")
+        if not inner or len(inner) > max_inner:
+            continue
+        deep = flatten(inner, resolver, f"{place}/properties/{key}", max_inner, levels - 1,
+                       max_fields) if levels > 1 else inner
+        usable = [o for o in ((deep, inner) if deep != inner else (inner,))
+                  if any(v.get("type") in SCALARS for v in o.values())]
+        if usable:
+            options[key] = usable
+    budget = max_fields - len(props)
+    facts = {key: sum(infer_semantic(f"{key}_{k}", v) is not None for k, v in opts[0].items())
+             for key, opts in options.items()}
+    chosen: dict[str, dict[str, dict[str, Any]]] = {}
+    for key in sorted(options, key=lambda k: -facts[k]):  # stable: spec order among equals
+        fits = next((o for o in options[key] if len(o) - 1 <= budget), None)
+        if fits is not None:
+            budget -= len(fits) - 1
+            chosen[key] = fits
     out: dict[str, dict[str, Any]] = {}
     for key, schema in props.items():
-        is_object = schema.get("type") == "object" or isinstance(schema.get("properties"), dict)
-        if resolver is not None:
-            inner = resolver.properties(schema, f"{place}/properties/{key}") if is_object else {}
-        else:
-            raw = schema.get("properties") if is_object else None
-            inner = {str(k): v for k, v in raw.items() if isinstance(v, dict)} if isinstance(
-                raw, dict) else {}
-        if any(v.get("type") in _SCALARS for v in inner.values()) and len(inner) <= max_inner:
-            for inner_key, inner_schema in inner.items():
+        if key in chosen:
+            for inner_key, inner_schema in chosen[key].items():
                 out.setdefault(f"{key}_{inner_key}", inner_schema)
-            continue
-        out.setdefault(key, schema)
+        else:
+            out.setdefault(key, schema)
     return out
+
+
+def _inner(schema: dict[str, Any], resolver: Resolver | None, place: str
+           ) -> dict[str, dict[str, Any]]:
+    if not is_object(schema):
+        return {}
+    if resolver is not None:
+        return resolver.properties(schema, place)
+    raw = schema.get("properties")
+    return {str(k): v for k, v in raw.items() if isinstance(v, dict)} if isinstance(
+        raw, dict) else {}

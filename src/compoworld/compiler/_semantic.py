@@ -53,6 +53,13 @@ _NAMES = {
     "industry": "Industry", "duration_minutes": "DurationMinutes",
     "quantity": "Quantity", "qty": "Quantity", "account_number": "AccountNumber",
     "percent": "Percent", "percentage": "Percent",
+    "uri": "URL", "webpage": "URL", "web_page": "URL", "permalink": "URL", "home_page": "URL",
+    "hostname": "Domain", "host_name": "Domain", "fqdn": "Domain", "msisdn": "Phone",
+    "org_name": "CompanyName", "merchant_name": "CompanyName", "supplier_name": "CompanyName",
+    "employer_name": "CompanyName", "dba_name": "CompanyName", "legal_business_name": "CompanyName",
+    "product_name": "ProductName", "order_no": "OrderNumber", "invoice_no": "InvoiceNumber",
+    "tracking_code": "TrackingNumber", "address_line": "Address", "street1": "Address",
+    "street_1": "Address",
 }
 
 # Last word of the name → type (for names like ``billing_email``, ``total_price``).
@@ -66,7 +73,10 @@ _LAST_WORDS = {
     "dob": "Date", "percent": "Percent", "percentage": "Percent", "quantity": "Quantity",
     "latitude": "Latitude", "longitude": "Longitude", "timezone": "Timezone",
     "username": "Username", "address": "Address", "firstname": "FirstName", "link": "URL",
-    "lastname": "LastName", "iban": "IBAN", "sku": "SKU",
+    "lastname": "LastName", "iban": "IBAN", "sku": "SKU", "uri": "URL", "href": "URL",
+    "telephone": "Phone", "fax": "Phone", "street": "Address", "line1": "Address",
+    "address1": "Address", "town": "City", "locality": "City", "zipcode": "PostalCode",
+    "postalcode": "PostalCode", "homepage": "URL", "suburb": "City", "mobile": "Phone",
 }
 _LAST_TWO = {
     "first_name": "FirstName", "last_name": "LastName", "full_name": "PersonName",
@@ -74,6 +84,13 @@ _LAST_TWO = {
     "country_code": "CountryCode", "currency_code": "Currency", "phone_number": "Phone",
     "email_address": "Email", "job_title": "JobTitle", "street_address": "Address",
     "ip_address": "IPAddress", "file_name": "FileName", "time_zone": "Timezone",
+    "given_name": "FirstName", "family_name": "LastName", "mobile_number": "Phone",
+    "telephone_number": "Phone", "fax_number": "Phone", "cell_number": "Phone",
+    "post_code": "PostalCode", "city_name": "City", "product_name": "ProductName",
+    "account_number": "AccountNumber", "order_number": "OrderNumber",
+    "invoice_number": "InvoiceNumber", "tracking_number": "TrackingNumber",
+    "screen_name": "Username", "user_name": "Username", "web_site": "URL", "home_page": "URL",
+    "town_name": "City",
 }
 _NOT_ALONE = {"at", "on", "time", "total", "text", "link"}
 """Last words that say nothing when they are the whole name."""
@@ -85,18 +102,53 @@ _COMPANIES = {"company", "organization", "organisation", "business", "vendor", "
               "merchant", "employer", "brand", "manufacturer", "partner", "agency", "firm"}
 _NAME_FIELDS = {"name", "display_name", "full_name"}
 """On a person-like entity these name the person; on a company-like one, the company."""
+_PRODUCTS = {"product"}
+_PRODUCT_FIELDS = {"name", "title", "display_name"}
+"""On a product these name the product."""
+_PERSON_ROLES = (_PEOPLE - {"user", "profile", "client"}) | {
+    "committer", "editor", "caller", "creator", "assignee", "reviewer", "approver", "requester",
+    "reporter", "signer", "by", "shopper", "donor", "volunteer", "instructor"}
+"""``<role>_name`` is a person's name (``customer_name``, ``changed_by_name``); ``user_name``
+is a user handle and ``client_name`` an OAuth application's."""
+_COMPANY_ROLES = _COMPANIES - {"brand", "partner", "agency", "firm"}
+"""``<role>_name`` is a company's name (``vendor_name``, ``merchant_name``)."""
+
+_PERSON_TYPES = {"PersonName", "FirstName", "LastName"}
+_NOT_PEOPLE = {"brand", "font", "repository", "repo", "fork", "organization", "organisation",
+               "org", "project", "product", "team", "group", "company", "app", "application",
+               "device", "model", "place", "type", "series", "league", "season", "line", "score",
+               "protein", "dataset", "category", "provider"}
+"""``<thing>_full_name`` / ``<thing>_family_name`` (or a ``full_name`` on such an entity) name
+a thing, not a person: a repository's ``full_name`` is ``owner/name``."""
+_NOT_POSTAL = {"mac", "ip", "pv6", "ipv6", "ipv4", "v4", "v6", "server", "host", "web",
+               "webhook", "email", "mail", "wallet", "contract", "network", "sip", "remote",
+               "local", "bind", "listen", "callback", "notification", "public", "private",
+               "memory", "bitcoin", "btc", "eth", "node", "peer", "endpoint", "proxy", "gateway"}
+"""``<word>_address`` that is no street address: ``mac_address``, ``server_address``."""
 
 _DATE_NAMES = {"created", "updated", "modified", "deleted", "expires", "due", "birthdate"}
 
 # Phrases in a description → type (only for strings without a format).
+_RESOURCE_NAME = re.compile(
+    r"^(?:(?:Required|Output only|Immutable|Optional|Identifier)\. )*(?:The )?resource name\b",
+    re.I)
+"""A description saying the value is a resource name: an id path like ``users/{user}``."""
+_SAID_FIRST = r"^(?:the |an? |your )?(?:(?!of |for |to |with )[\w'-]+ ){0,3}"
+"""At most three words before it, none relating it to something else."""
 _DESCRIPTIONS = (
-    (re.compile(r"\bemail address\b", re.I), "Email"),
-    (re.compile(r"\bphone number\b", re.I), "Phone"),
+    # what the value is, said first: "The customer's email address", "Mobile phone number"
+    # (not "The name shown instead of the email address", "Country of the phone number")
+    (re.compile(_SAID_FIRST + r"e-?mail address\b", re.I), "Email"),
+    (re.compile(_SAID_FIRST + r"(?:tele)?phone number\b", re.I), "Phone"),
     (re.compile(r"\bISO[ -]?4217\b|\bcurrency code\b", re.I), "Currency"),
     (re.compile(r"\bISO[ -]?3166\b.*alpha-?2|\btwo-letter country code\b", re.I), "CountryCode"),
     (re.compile(r"\bYYYY-MM-DD\b(?!T| ?hh)", re.I), "Date"),
     (re.compile(r"\bISO[ -]?8601\b.*\b(date[- ]?time|timestamp)\b", re.I), "DateTime"),
     (re.compile(r"\bRFC[ -]?3339 timestamp\b", re.I), "DateTime"),
+    # a description that starts by saying what the value is: "URL of the app in Google Play",
+    # "Websocket URL", "The URI of the image" (not "URL-safe base64 ...")
+    (re.compile(_SAID_FIRST + r"(?:URL|URI|\w+(?-i:URL|URI))\b(?![- ](?:safe|encoded|friendly|path))", re.I),
+     "URL"),
 )
 
 _JSON_OF = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
@@ -150,23 +202,38 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
     parts = snake.split("_")
     if snake.endswith("_id") or snake == "id" or snake.endswith("_ids"):
         return None  # identifiers are Refs or plain strings, never the thing they name
+    text = description or str(schema.get("description") or "")
+    if _RESOURCE_NAME.search(text):
+        return None  # Google's resource names ("users/{user}") are identifiers too
     kind = entity.split("_")[-1] if entity else ""
     if snake in _NAME_FIELDS and kind in _PEOPLE:
         candidates.append("PersonName")
     if snake in _NAME_FIELDS and kind in _COMPANIES:
         candidates.append("CompanyName")
+    if snake in _PRODUCT_FIELDS and kind in _PRODUCTS:
+        candidates.append("ProductName")
+    candidates += _role_name(parts)
     if snake in _NAMES:
         candidates.append(_NAMES[snake])
-    if len(parts) >= 2 and "_".join(parts[-2:]) in _LAST_TWO:
-        candidates.append(_LAST_TWO["_".join(parts[-2:])])
-    if parts[-1] in _LAST_WORDS and (len(parts) >= 2 or parts[-1] not in _NOT_ALONE):
+    two = "_".join(parts[-2:])
+    if len(parts) >= 2 and two in _LAST_TWO and not (
+            _LAST_TWO[two] in _PERSON_TYPES and len(parts) >= 3 and parts[-3] in _NOT_PEOPLE):
+        candidates.append(_LAST_TWO[two])  # not repository_full_name, brand_family_name
+    if parts[-1] in _LAST_WORDS and (len(parts) >= 2 or parts[-1] not in _NOT_ALONE) and not (
+            parts[-1] == "address" and len(parts) >= 2 and parts[-2] in _NOT_POSTAL):
         candidates.append(_LAST_WORDS[parts[-1]])
+    if len(parts[-1]) > 3 and parts[-1].endswith("url") and parts[-1] != "curl":
+        candidates.append("URL")  # siteurl, appurl, wsurl: lower-case compounds
     if parts[0] in _DATE_NAMES and len(parts) <= 2 and json_type in (None, "string"):
         candidates.append("DateTime")
-    text = description or str(schema.get("description") or "")
     if json_type in (None, "string") and not fmt:
         candidates += [t for pattern, t in _DESCRIPTIONS if pattern.search(text)]
+    example = _example(schema, text)
     for candidate in candidates:
+        if candidate in _PERSON_TYPES and kind in _NOT_PEOPLE:
+            continue
+        if not _example_fits(candidate, example):
+            continue  # "domain: the site the groups belong to, example: netherlands"
         if candidate == "Money" and json_type == "integer" and parts[-1] in ("total", "balance"):
             continue  # an integer total is usually a count, not an amount
         if candidate in ("Date", "DateTime") and fmt in ("date", "date-time"):
@@ -174,6 +241,53 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
         if _fits(candidate, json_type):
             return candidate
     return None
+
+
+def _role_name(parts: list[str]) -> list[str]:
+    """``customer_name`` / ``author_display_name`` → PersonName, ``vendor_name`` →
+    CompanyName."""
+    if len(parts) >= 2 and parts[-1] == "name":
+        role = parts[-3] if parts[-2] in ("display", "full") and len(parts) >= 3 else parts[-2]
+        if role in _PERSON_ROLES or (role == "user" and parts[-2] in ("display", "full")):
+            return ["PersonName"]
+        if role in _COMPANY_ROLES and parts[-2] == role:
+            return ["CompanyName"]
+    return []
+
+
+_EXAMPLE_TEXT = re.compile(r"\b(?:examples?\s*:|e\.g\.,?\s*(?=[\"'`]))\s*[\"'`]?"
+                           r"([^\s\"'`,;()]+)", re.I)
+"""A value the description gives as an example: ``example: netherlands``, ``e.g. "a@b.c"``."""
+_NAMEY = {"PersonName", "FirstName", "LastName", "CompanyName", "City", "ProductName"}
+
+
+def _example(schema: dict[str, Any], text: str) -> str | None:
+    example = schema.get("example")
+    if example is None and isinstance(schema.get("examples"), list) and schema["examples"]:
+        example = schema["examples"][0]
+    if isinstance(example, str) and example.strip():
+        return example.strip()
+    match = _EXAMPLE_TEXT.search(text)
+    return match.group(1).rstrip(".") if match else None
+
+
+def _example_fits(semantic: str, example: str | None) -> bool:
+    """Whether the spec's own example could be a value of ``semantic`` (no example: yes)."""
+    if example is None:
+        return True
+    if semantic == "Email":
+        return bool(re.fullmatch(r"[^@\s]+@[^@\s]+", example))
+    if semantic == "URL":
+        return bool(re.match(r"[a-z][a-z0-9+.-]*://|www\.", example, re.I))
+    if semantic == "Domain":
+        return bool(re.fullmatch(r"(\*\.)?([a-z0-9-]+\.)+[a-z]{2,}\.?", example, re.I))
+    if semantic == "Phone":
+        return sum(c.isdigit() for c in example) >= 5 and not re.search(r"[a-z]{3}", example, re.I)
+    if semantic in ("Address", "City", "PostalCode") and re.search(r"://|@", example):
+        return False
+    if semantic in _NAMEY:  # digits alone are a sloppy example more often than an id
+        return not re.search(r"@|://|_|^[a-f0-9]{8}-[a-f0-9-]{8,}$", example, re.I)
+    return True
 
 
 def field_type(name: str, schema: dict[str, Any] | None, description: str = "",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from compoworld.compiler._assemble import Assembler
+from compoworld.compiler._assemble import MAX_FIELDS, Assembler
 from compoworld.compiler._rules import identifier
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
@@ -27,6 +27,9 @@ _CONTROL = {"fields", "expand", "include", "format", "pretty", "pretty_print", "
 _PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
+_RESERVED_FIELDS = 8
+"""Fields of an entity that response fields never take: the parent refs, keys and inputs
+that later tools on the same entity add (a full entity would refuse them)."""
 
 
 def param_category(name: str, query_names: set[str]) -> str:
@@ -72,12 +75,13 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
               record: dict[str, dict[str, Any]]) -> None:
     """Add the plan's tool (and the fields it needs) to ``asm``."""
     op, entity = plan.op, plan.entity
-    asm.entity(entity)
-    if op in ("list", "get", "search", "create", "update", "compute"):
-        for name, schema in record.items():
-            if identifier(name) not in ("id", f"{entity}_id"):
-                asm.add_field(entity, name, schema)
+    draft = asm.entity(entity)
     parents = {p: _parent_field(asm, plan, parent) for p, parent in plan.parents}
+    if op in ("list", "get", "search", "create", "update", "compute"):
+        room = MAX_FIELDS - _RESERVED_FIELDS  # parents, keys and inputs need fields too
+        for name, schema in record.items():
+            if identifier(name) not in ("id", f"{entity}_id") and len(draft.fields) < room:
+                asm.add_field(entity, name, schema)
     params: list[ParamSpec] = []
     names: set[str] = set()
 
@@ -124,6 +128,11 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             asm.warnings.append(f"{plan.source}: exclusion filter {name!r} not modelled")
+            continue
+        known = identifier(name, "f") in draft.fields
+        if not known and len(draft.fields) >= MAX_FIELDS - _RESERVED_FIELDS:
+            asm.warnings.append(f"{plan.source}: parameter {name!r} not modelled ({entity} has "
+                                f"{len(draft.fields)} fields; the rest is kept for parents)")
             continue
         fname = asm.add_field(entity, name, schema, description=text)
         if fname is None or fname == "id":

@@ -95,7 +95,13 @@ def check_list(ctx: Context, tool: ToolSpec) -> None:
 
 def check_search(ctx: Context, tool: ToolSpec) -> None:
     check_list(ctx, tool)
-    record = pick_record(ctx, tool.entity)
+    runtime = ctx.service.tools[tool.name]
+    required = {p.name for p in runtime.params if p.required}
+    needed = [p.field or p.name for p in tool.params if p.role == "filter" and p.name in required]
+    rows = [r for r in records(ctx, tool.entity) if all(r.get(k) is not None for k in needed)]
+    if not rows:  # the record searched for must be reachable through the required filters
+        raise CheckFailed(f"no {tool.entity} record with its required filters set to search for")
+    record = rows[ctx.rng.randrange(len(rows))]
     args = _paged(tool, _required(ctx, tool, common_checks(ctx, tool, record)))
     query = next((p for p in tool.params if p.role == "query"), None)
     if query is None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_origin
+
+from faker import Faker
 
 from compoworld.service import Environment, Service, ServiceSpec, qualified_name, sample_arguments
 from compoworld.service._spec import ToolSpec
 from compoworld.service._tool import Tool
+from compoworld.types import get_type
 
 
 class CheckFailed(Exception):
@@ -124,10 +127,28 @@ def common_checks(ctx: Context, tool: ToolSpec, record: dict[str, Any] | None) -
     keyed = [p for p in tool.params if p.role == "filter"] if tool.op in (
         "get", "update", "delete") or (tool.action and tool.action.effect == "transition") else []
     text_keys = [p.name for p in keyed if isinstance(args.get(p.name), str)]
-    if text_keys:
-        ctx.error(tool, {**args, **dict.fromkeys(text_keys, "zz_unknown")}, 404, "unknown key")
+    probe = _unknown_keys(ctx, tool, text_keys)
+    if probe:
+        ctx.error(tool, {**args, **probe}, 404, "unknown key")
     ctx.done.append("errors")
     return args
+
+
+def _unknown_keys(ctx: Context, tool: ToolSpec, names: list[str]) -> dict[str, Any]:
+    """Valid values naming no record: ``zz_unknown`` for a plain string, a fresh value of the
+    key's semantic type (an email, a country code) otherwise; enumerated keys keep their
+    value, and when every key is enumerated there is no unknown record to name (``{}``)."""
+    params = {p.name: p for p in ctx.service.tools[tool.name].params}
+    fake = Faker()
+    fake.seed_instance(ctx.rng.randrange(2**32))
+    probe: dict[str, Any] = {}
+    for name in names:
+        param = params.get(name)
+        if param is not None and get_origin(param.annotation) is Literal:
+            continue
+        semantic = param.semantic if param is not None and not param.ref else None
+        probe[name] = get_type(semantic).generate(fake) if semantic else "zz_unknown"
+    return probe
 
 
 def checked_read(ctx: Context, tool: ToolSpec, args: dict[str, Any], what: str) -> Any:

@@ -23,11 +23,12 @@ from compoworld.rollout._runner import (
 )
 from compoworld.rollout._sink import RolloutSink
 from compoworld.rollout._trajectory import CallRecord, ErrorSource, FinishReason, Timings, Trajectory
-from compoworld.rollout._world import build_world
+from compoworld.rollout._world import SIMULATOR_KINDS, WorldModelSpec, build_world
 
 __all__ = [
     "AGENT_KINDS",
     "MAX_ARGUMENT_CHARS",
+    "SIMULATOR_KINDS",
     "Agent",
     "AgentKind",
     "AgentSpec",
@@ -43,6 +44,7 @@ __all__ = [
     "RolloutStats",
     "Timings",
     "Trajectory",
+    "WorldModelSpec",
     "build_world",
     "make_agent",
     "rollout",

@@ -43,6 +43,8 @@ def answer_variants(tasks: Sequence[Task]) -> list[Task]:
     """
     variants = []
     for task in tasks:
+        if task.condition is not None:
+            continue  # a cut plan would keep or lose the conditioned write: not the same task
         world = build_world(task)
         for i in range(len(task.plan) - 1, 0, -1):
             step = task.plan[i]

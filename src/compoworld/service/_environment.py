@@ -20,7 +20,7 @@ from compoworld.errors import NotFound, ToolError, UserError, closest
 from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, chain
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._service import Service
-from compoworld.service._simulation import SimulatedCall, Simulator
+from compoworld.service._simulation import SIMULATED_HISTORY, SimulatedCall, Simulator
 from compoworld.service._tool import Tool
 from compoworld.types import DEFAULT_TODAY, Pool
 
@@ -304,7 +304,7 @@ class Environment:
         assert self.simulator is not None
         call = SimulatedCall(name=name, tool=tool, arguments=args, db=db,
                              state_digest=db.digest(), seed=self.seed,
-                             history=tuple(self._simulated))
+                             history=tuple(self._simulated[-SIMULATED_HISTORY:]))
         data = self.simulator.simulate(call)
         if tool.output is not None:
             tool.output.validate_python(data)

@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from compoworld.service._tool import Tool
 
 
+#: How many of an episode's earlier simulated answers a call carries (bounded, so a long-lived
+#: environment does not copy its whole history into every call).
+SIMULATED_HISTORY = 32
+
+
 @dataclass(frozen=True)
 class SimulatedCall:
     """One call of a simulated tool, with what the world model may look at.
@@ -24,7 +29,8 @@ class SimulatedCall:
         db: The tool's service state (read it; writes go through the write-back).
         state_digest: Hash of the service's current state (part of the cache key).
         seed: The world seed.
-        history: Earlier simulated answers of this episode, oldest first.
+        history: The episode's latest simulated answers (at most ``SIMULATED_HISTORY``),
+            oldest first.
     """
 
     name: str

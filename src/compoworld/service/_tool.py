@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, NotRequired, Required
 
 import docstring_parser
@@ -186,20 +187,35 @@ class Tool:
     fn: Callable[..., Any]
     returns: Any = None
     simulated: bool = False
-    validator: TypeAdapter[Any] = field(init=False, repr=False)
-    parameters: dict[str, Any] = field(init=False, repr=False)
-    output: TypeAdapter[Any] | None = field(init=False, repr=False)
-    output_schema: dict[str, Any] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_identifier("tool", self.name)
-        validator, schema = compile_params(self.name, self.params)
-        object.__setattr__(self, "validator", validator)
-        object.__setattr__(self, "parameters", schema)
-        output = None if self.returns in (None, typing.Any) else TypeAdapter(self.returns)
-        object.__setattr__(self, "output", output)
-        object.__setattr__(self, "output_schema", output and clean_schema(
-            output.json_schema(mode="serialization")))
+
+    # The validator and the schemas are built on first use (~20 ms per tool): a catalog of
+    # thousands of tools is listed and mounted without paying for the ones never called.
+    @cached_property
+    def _compiled(self) -> tuple[TypeAdapter[Any], dict[str, Any]]:
+        return compile_params(self.name, self.params)
+
+    @property
+    def validator(self) -> TypeAdapter[Any]:
+        """Validates a call's arguments (types, semantic patterns, unknown keys)."""
+        return self._compiled[0]
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (what the agent reads)."""
+        return self._compiled[1]
+
+    @cached_property
+    def output(self) -> TypeAdapter[Any] | None:
+        """Validates the data a call returns (None when the tool declares no output type)."""
+        return None if self.returns in (None, typing.Any) else TypeAdapter(self.returns)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of the returned data (None when undeclared)."""
+        return self.output and clean_schema(self.output.json_schema(mode="serialization"))
 
     def check_arguments(self, arguments: Any) -> dict[str, Any]:
         """The validated arguments of a call (``None`` means none).

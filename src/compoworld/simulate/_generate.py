@@ -1,204 +1,254 @@
-"""Realistic values from a JSON schema and its semantic annotations, seeded.
+"""Realistic values from a JSON schema and its semantic annotations: compiled once, drawn fast.
 
-Used by the offline simulator: ids come from state where the entity exists, people-typed
-fields of one object describe one pool person, dates sit around the world's today.
+An output schema is compiled once per service (:func:`plan_for`) into a tree of small
+generator functions, so a call no longer walks the schema: it runs the tree on its own
+:class:`~compoworld.simulate._draw.Draw`. What the values mean is decided at compile time: ids
+come from state where the service has the entity, the people-typed fields of one record
+describe one pool person, dates sit around the world's today, lists nested in records hold
+0-2 items (result lists 1-4), free text is lorem.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
-from datetime import timedelta
+import copy
+from collections.abc import Callable
 from typing import Any
 
-from faker import Faker
-from faker.providers.lorem.en_US import Provider as _Lorem
-
 from compoworld.errors import CompoWorldError
-from compoworld.service import Db
-from compoworld.types import Person, Pool, get_type, person_fact
+from compoworld.service import Db, Table
+from compoworld.simulate._draw import PHRASES, WORDS, Draw, is_person_type
+from compoworld.simulate._record import compile_record
+from compoworld.types import Person, SemanticType, get_type, person_fact
 
-_WORDS: tuple[str, ...] = tuple(_Lorem.word_list)
+Gen = Callable[[Draw, Person | None], Any]
+"""A compiled schema: draws one value (the person, if any, is the enclosing record's)."""
+
+_PLANS: dict[tuple[int, str], tuple[Any, Gen]] = {}
+_PLANS_KEPT = 32768  # a full compiled catalog (~10k tools) fits
+_TRUNCATED: dict[int, tuple[str, ...]] = {}
 
 
-class ValueFactory:
-    """Builds one value for a schema. One factory per simulated call (its own random stream).
+def plan_for(schema: Any, db: Db) -> Gen:
+    """The compiled generator of ``schema`` for ``db``'s service (built on first use).
 
     Args:
-        fake: A Faker seeded for this call.
-        pool: The world's shared pool (people, companies, today).
-        db: The simulated tool's service state, for existing ids.
-        fixed: Values already decided, by property name (e.g. the ids the call asked for).
+        schema: A JSON schema (a tool's output schema).
+        db: The service state the values must agree with (its tables decide which ``x-ref``
+            ids are this service's records).
     """
+    key = (id(schema), db.service)
+    cached = _PLANS.get(key)
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    gen = _Compiler(db).compile(schema, nested=False)
+    if len(_PLANS) >= _PLANS_KEPT:
+        _PLANS.clear()
+    _PLANS[key] = (schema, gen)  # the schema is kept alive, so its id stays its own
+    return gen
 
-    def __init__(self, fake: Faker, pool: Pool, db: Db, fixed: dict[str, Any] | None = None,
-                 *, creates: bool = False):
-        self.fake = fake
-        self.rng: random.Random = fake.random
-        self.pool = pool
+
+def _none(d: Draw, p: Person | None) -> None:
+    return None
+
+
+def _boolean(d: Draw, p: Person | None) -> bool:
+    return d.random() < 0.5
+
+
+def _word(d: Draw, p: Person | None) -> str:
+    return WORDS[int(d.random() * len(WORDS))]
+
+
+def _date(d: Draw, p: Person | None) -> str:
+    return d.dates[int(d.random() * len(d.dates))]
+
+
+def _datetime(d: Draw, p: Person | None) -> str:
+    return d.datetimes[int(d.random() * len(d.datetimes))]
+
+
+def _email(d: Draw, p: Person | None) -> str:
+    return (p if p is not None else d.person()).email
+
+
+def _text(d: Draw, p: Person | None) -> str:
+    return PHRASES[int(d.random() * len(PHRASES))]
+
+
+def _integer(d: Draw, p: Person | None) -> int:
+    return int(d.random() * 101)
+
+
+def _float(d: Draw, p: Person | None) -> float:
+    return round(d.random() * 1000, 2)
+
+
+class _Compiler:
+    """Compiles the schemas of one service's tools."""
+
+    def __init__(self, db: Db) -> None:
         self.db = db
-        self.fixed = fixed or {}
-        self.creates = creates
-        self._counts: dict[str, int] = {}
-        self._first_ids: dict[str, list[str]] = {}
 
-    def value(self, schema: dict[str, Any], person: Person | None = None) -> Any:
+    def own(self, entity: Any) -> Table | None:
+        """The table of ``entity`` if it is one of the service's."""
+        if not isinstance(entity, str):
+            return None
+        try:
+            return self.db.table(entity)
+        except CompoWorldError:
+            return None
+
+    def compile(self, schema: Any, nested: bool) -> Gen:
+        """``nested``: inside a record or a list item (lists then hold 0-2 items)."""
+        if not isinstance(schema, dict):
+            return _word
         if "const" in schema:
-            return schema["const"]
+            const = schema["const"]
+            return lambda d, p: copy.deepcopy(const)
         if "enum" in schema:
-            return self.rng.choice(schema["enum"])
-        if "anyOf" in schema:
-            options = [o for o in schema["anyOf"] if o.get("type") != "null"]
-            if not options or (len(options) < len(schema["anyOf"]) and self.rng.random() < 0.1):
-                return None
-            return self.value(self.rng.choice(options), person)
+            options = tuple(schema["enum"])
+            return (lambda d, p: options[int(d.random() * len(options))]) if options else _none
+        for union in ("anyOf", "oneOf"):
+            if isinstance(schema.get(union), list):
+                return self.any_of(schema[union], nested)
+        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            return self.compile({**schema["allOf"][0], **{k: v for k, v in schema.items()
+                                                         if k != "allOf"}}, nested)
         kind = schema.get("type")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
         if kind == "object" or "properties" in schema:
-            return self.record(schema)
+            return compile_record(self, schema, nested)
         if kind == "array":
-            low = schema.get("minItems", 1)
-            high = max(low, min(schema.get("maxItems", 4), 4))
-            return [self.value(schema.get("items", {}), person) for _ in range(self.rng.randint(low, high))]
+            return self.array(schema, nested)
         if kind == "string":
-            return self.string(schema, person)
-        if kind == "integer":
-            return self.number(schema, integer=True)
-        if kind == "number":
-            return self.number(schema, integer=False)
+            return self.string(schema)
+        if kind in ("integer", "number"):
+            return self.number(schema, integer=kind == "integer")
         if kind == "boolean":
-            return self.rng.random() < 0.5
+            return _boolean
         if kind == "null":
-            return None
-        return self.fake.word()
+            return _none
+        return _word
 
-    def record(self, schema: dict[str, Any]) -> dict[str, Any]:
-        """An object: every required property, most optional ones; one person per object.
+    def any_of(self, choices: list[Any], nested: bool) -> Gen:
+        options = [o for o in choices if not (isinstance(o, dict) and o.get("type") == "null")]
+        if not options:
+            return _none
+        gens = tuple(self.compile(o, nested) for o in options)
+        nullable = len(options) < len(choices)
+        if len(gens) == 1:
+            only = gens[0]
+            if not nullable:
+                return only
+            return lambda d, p: None if d.random() < 0.1 else only(d, p)
+        return lambda d, p: (None if nullable and d.random() < 0.1
+                             else gens[int(d.random() * len(gens))](d, p))
 
-        An entity record (its ``id`` marked ``x-ref``) of this service agrees with state: an
-        existing id gives the stored record, a new one a person the entity does not hold yet.
-        """
-        properties: dict[str, Any] = schema.get("properties", {})
-        entity = self._own_entity(properties.get("id", {}).get("x-ref"))
-        person = self._person_for(entity, properties)
-        required = set(schema.get("required", properties))
-        out: dict[str, Any] = {}
-        for name, sub in properties.items():
-            if name not in required and self.rng.random() < 0.25:
-                continue
-            if name in self.fixed and _accepts(sub, self.fixed[name]):
-                out[name] = self.fixed[name]
-            elif name == "id" and entity is not None and self.creates:
-                out[name] = self.new_id(entity)  # a write makes a new record
-            else:
-                out[name] = self.value(sub, person)
-        if entity is not None and isinstance(out.get("id"), str) and self._is_record(entity, properties):
-            stored = self.db.find(entity, id=out["id"])
-            if stored is not None:
-                out.update({k: v for k, v in stored.items() if k in properties})
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict) and extra:
-            keys = schema.get("propertyNames", {}).get("enum") or [self.fake.word() for _ in range(3)]
-            for key in self.rng.sample(list(keys), self.rng.randint(1, len(keys))):
-                out[str(key)] = self.value(extra, person)
-        return out
+    def array(self, schema: dict[str, Any], nested: bool) -> Gen:
+        if isinstance(schema.get("prefixItems"), list):  # a tuple: one value per position
+            parts = tuple(self.compile(s, nested=True) for s in schema["prefixItems"])
+            return lambda d, p: [part(d, p) for part in parts]
+        item = self.compile(schema.get("items", {}), nested=True)
+        cap = 2 if nested else 4  # a record's own lists stay short; result lists keep their size
+        low = int(schema.get("minItems", 0 if nested else 1))
+        high = max(low, min(int(schema.get("maxItems", cap)), cap))
+        span = high - low + 1
+        return lambda d, p: [item(d, p) for _ in range(low + int(d.random() * span))]
 
-    def _is_record(self, entity: str, properties: dict[str, Any]) -> bool:
-        """Whether an object is a view of the entity's records (it has all their fields),
-        rather than a result that merely names one (``{"id", "deleted"}``)."""
-        return set(self.db.table(entity).names) <= set(properties)
-
-    def _own_entity(self, entity: str | None) -> str | None:
-        """``entity`` if it is a table of the simulated tool's service."""
-        if entity is None:
+    def semantic(self, name: Any) -> SemanticType | None:
+        if not isinstance(name, str):
             return None
         try:
-            self.db.table(entity)
+            return get_type(name)
         except CompoWorldError:
-            return None
-        return entity
+            return None  # an unknown annotation: the value is drawn from its JSON type alone
 
-    def _person_for(self, entity: str | None, properties: dict[str, Any]) -> Person:
-        """A pool person; for a new record, one whose unique facts the entity does not hold."""
-        if entity is None:
-            return self.rng.choice(self.pool.people)
-        table = self.db.table(entity)
-        unique = [(f, properties[f].get("x-semantic-type")) for f in table.entity.unique_fields
-                  if f in properties and properties[f].get("x-semantic-type")]
-        person = self.rng.choice(self.pool.people)
-        for _ in range(20):
-            facts = [(f, fact) for f, t in unique if (fact := person_fact(person, t)) is not None]
-            if not facts or not self.db.sql(  # one query for all the unique facts
-                    "SELECT 1 FROM {" + entity + "} WHERE "
-                    + " OR ".join(f'"{f}" = ?' for f, _ in facts) + " LIMIT 1",
-                    [fact for _, fact in facts]):
-                break
-            person = self.rng.choice(self.pool.people)
-        return person
+    def is_personal(self, schema: Any) -> bool:
+        """Whether values of ``schema`` (outside nested records) describe a person."""
+        if not isinstance(schema, dict) or "x-ref" in schema:
+            return False
+        if "anyOf" in schema:
+            return any(self.is_personal(o) for o in schema["anyOf"])
+        if "items" in schema:
+            return self.is_personal(schema["items"])
+        semantic = schema.get("x-semantic-type")
+        if semantic:
+            return isinstance(semantic, str) and is_person_type(semantic)
+        return schema.get("format") == "email"
 
-    def string(self, schema: dict[str, Any], person: Person | None) -> str:
+    def string(self, schema: dict[str, Any]) -> Gen:
         if "x-ref" in schema:
             return self.reference(schema["x-ref"])
-        semantic = schema.get("x-semantic-type")
-        if semantic in ("Date", "DateTime") or schema.get("format") in ("date", "date-time"):
-            day = self.pool.today + timedelta(days=self.rng.randint(-30, 30))
-            if semantic == "Date" or schema.get("format") == "date":
-                return day.isoformat()
-            return f"{day.isoformat()}T{self.rng.randint(8, 18):02d}:{self.rng.choice((0, 30)):02d}:00"
-        if semantic:
-            fact = person_fact(person, semantic) if person else None
-            return str(fact if fact is not None else get_type(semantic).generate(self.fake))
-        if schema.get("format") == "email":
-            return (person or self.rng.choice(self.pool.people)).email
-        # Free text: a few lorem words drawn with the call's seeded rng (Faker's sentence() costs
-        # ~25 µs a call, and compiled records hold dozens of free-text fields).
-        words = self.rng.choices(_WORDS, k=self.rng.randint(2, 6))
-        text = " ".join(words).capitalize()
-        return text[: schema.get("maxLength", len(text))] or "x"
+        name, fmt = schema.get("x-semantic-type"), schema.get("format")
+        if name in ("Date", "DateTime") or fmt in ("date", "date-time"):
+            return _date if name == "Date" or fmt == "date" else _datetime
+        semantic = self.semantic(name)
+        if semantic is not None:
+            generate, fact = semantic.generate, semantic.name
+            if not is_person_type(fact):
+                return lambda d, p: str(generate(d.fake))
 
-    def number(self, schema: dict[str, Any], *, integer: bool) -> int | float:
-        semantic = schema.get("x-semantic-type")
-        if semantic:
-            value = get_type(semantic).generate(self.fake)
+            def personal(d: Draw, p: Person | None) -> str:
+                value = person_fact(p if p is not None else d.person(), fact)
+                return str(value if value is not None else generate(d.fake))
+
+            return personal
+        if fmt == "email":
+            return _email
+        limit = schema.get("maxLength")
+        if not isinstance(limit, int):
+            return _text
+        phrases = _truncated(limit)
+        return lambda d, p: phrases[int(d.random() * len(phrases))]
+
+    def number(self, schema: dict[str, Any], *, integer: bool) -> Gen:
+        semantic = self.semantic(schema.get("x-semantic-type"))
+        draw: Gen
+        if semantic is not None:
+            generate = semantic.generate
+            draw = lambda d, p: generate(d.fake)  # noqa: E731
         else:
-            value = self.rng.randint(0, 100) if integer else round(self.rng.uniform(0, 1000), 2)
+            draw = _integer if integer else _float
         low = schema.get("minimum", schema.get("exclusiveMinimum"))
         high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        if low is not None and value < low:
-            value = low + (1 if "exclusiveMinimum" in schema else 0)
-        if high is not None and value > high:
-            value = high - (1 if "exclusiveMaximum" in schema else 0)
-        return int(value) if integer else float(value)
+        if semantic is None and low is None and high is None:
+            return _integer if integer else _float  # shared: nothing to decide per field
+        if low is not None:
+            low += 1 if "exclusiveMinimum" in schema else 0
+        if high is not None:
+            high -= 1 if "exclusiveMaximum" in schema else 0
+        cast = int if integer else float
 
-    def reference(self, entity: str) -> str:
-        """An id of ``entity``: an existing one where the service has records, else a new one."""
-        if self._own_entity(entity) is None:  # another service's entity: only the shape matters
-            return f"{entity[:2]}_{self.rng.getrandbits(32):08x}"
-        if entity not in self._counts:
-            self._counts[entity] = self.db.count(entity)
-        if self._counts[entity] and self.rng.random() < 0.9:  # one of the first 50 records
-            offset = self.rng.randrange(min(self._counts[entity], 50))
-            if entity not in self._first_ids:  # the call writes nothing until it is answered
-                rows = self.db.sql(f"SELECT id FROM {{{entity}}} ORDER BY rowid LIMIT 50")
-                self._first_ids[entity] = [str(row["id"]) for row in rows]
-            return self._first_ids[entity][offset]
-        return self.new_id(entity)
+        def gen(d: Draw, p: Person | None) -> int | float:
+            value = draw(d, p)
+            if low is not None and value < low:
+                value = low
+            if high is not None and value > high:
+                value = high
+            return cast(value)
 
-    def new_id(self, entity: str) -> str:
-        """A fresh id in the entity's format."""
-        digest = hashlib.blake2b(str(self.rng.random()).encode(), digest_size=4).hexdigest()
-        return f"{self.db.table(entity).entity.id_prefix}_{digest}"
+        return gen
+
+    def reference(self, entity: str) -> Gen:
+        """An id of ``entity``: mostly one of the first 50 records, else a new one."""
+        table = self.own(entity)
+        if table is None:  # another service's entity: only the shape matters
+            prefix = entity[:2]
+            return lambda d, p: f"{prefix}_{d.rng.getrandbits(32):08x}"
+        name = table.entity_name
+
+        def gen(d: Draw, p: Person | None) -> str:
+            ids = d.ids(name)
+            if ids and d.random() < 0.9:
+                return ids[int(d.random() * len(ids))]
+            return d.new_id(table)
+
+        return gen
 
 
-def _accepts(schema: dict[str, Any], value: Any) -> bool:
-    """Whether a fixed value fits a property (its JSON type, and its enum or const if any)."""
-    options = schema.get("anyOf", [schema])
-    allowed = [v for o in options for v in (o.get("enum") or ([o["const"]] if "const" in o else []))]
-    if allowed and value not in allowed:
-        return False
-    kinds = {o.get("type") for o in options}
-    return (isinstance(value, str) and "string" in kinds) or (
-        isinstance(value, bool) and "boolean" in kinds) or (
-        isinstance(value, int | float) and not isinstance(value, bool)
-        and bool(kinds & {"integer", "number"}))
+def _truncated(limit: int) -> tuple[str, ...]:
+    phrases = _TRUNCATED.get(limit)
+    if phrases is None:
+        phrases = _TRUNCATED[limit] = tuple(text[:limit] or "x" for text in PHRASES)
+    return phrases

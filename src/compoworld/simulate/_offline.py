@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from faker import Faker
 from pydantic import ValidationError
 
 from compoworld.service import SimulatedCall, SimulatorStats
 from compoworld.simulate._cache import SimulationCache, cache_key
-from compoworld.simulate._generate import ValueFactory
+from compoworld.simulate._draw import Draw, IdCache
+from compoworld.simulate._generate import plan_for
 from compoworld.simulate._writeback import write_back
 from compoworld.types import Pool, derive_seed
 
 _ATTEMPTS = 5
+_ANY_OBJECT: dict[str, Any] = {"type": "object"}
 
 
 class OfflineSimulator:
@@ -42,7 +43,7 @@ class OfflineSimulator:
         self.pool = pool
         self.cache = cache if cache is not None else SimulationCache()
         self.stats = SimulatorStats()
-        self._faker = Faker("en_US")
+        self._ids = IdCache()
 
     def simulate(self, call: SimulatedCall) -> Any:
         self.stats.simulated_calls += 1
@@ -60,17 +61,18 @@ class OfflineSimulator:
     def generate(self, call: SimulatedCall, key: str) -> Any:
         """A fresh answer for ``call`` that matches the tool's output type."""
         output = call.tool.output
-        schema = call.tool.output_schema or {"type": "object"}
+        schema = call.tool.output_schema or _ANY_OBJECT
+        plan = plan_for(schema, call.db)
         fixed = {p.name: call.arguments[p.name] for p in call.tool.params
                  if p.name in call.arguments and call.arguments[p.name] is not None}
         asked = _asked_id(call.tool, call.arguments)
         if asked is not None:
             fixed["id"] = asked  # the record the call names by id is the one it answers about
+        creates = call.tool.kind == "write" and asked is None
         for attempt in range(_ATTEMPTS):
-            self._faker.seed_instance(derive_seed(call.seed, key, attempt))
-            factory = ValueFactory(self._faker, self.pool, call.db, fixed,
-                                   creates=call.tool.kind == "write" and asked is None)
-            data = factory.value(schema)
+            draw = Draw(derive_seed(call.seed, key, attempt), self.pool, call.db,
+                        call.state_digest, self._ids, fixed, creates=creates)
+            data = plan(draw, None)
             if output is None:
                 return data
             try:

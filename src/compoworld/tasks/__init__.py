@@ -8,7 +8,15 @@ from compoworld.tasks._generate import (
     generate_task,
     generate_tasks,
 )
-from compoworld.tasks._model import ArgSource, Criterion, Labels, Selection, Step, Task
+from compoworld.tasks._model import (
+    ArgSource,
+    Condition,
+    Criterion,
+    Labels,
+    Selection,
+    Step,
+    Task,
+)
 from compoworld.tasks._rewrite import check_rewrite, rewrite_instruction, rewrite_instructions
 from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
 from compoworld.tasks._verify import verify_task
@@ -16,6 +24,7 @@ from compoworld.tasks._world import build_world
 
 __all__ = [
     "ArgSource",
+    "Condition",
     "Criterion",
     "CriterionResult",
     "GenerationSettings",

@@ -1,30 +1,34 @@
-"""Generating verified tasks: walk, replay on the task's own world, rubric, instruction, gates."""
+"""Generating verified tasks: walk (on the seeded catalog, see ``tasks._context``), prune,
+reference run, rubric, instruction, gates; in order, over worker processes if asked."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import threading
+import time
 import typing
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from faker import Faker
 
-from compoworld.catalog import load_service, load_services, service_names
-from compoworld.graph import DependencyGraph, build_graph
-from compoworld.service import SEPARATOR, Environment
+from compoworld.service import SEPARATOR, Change, Environment
+from compoworld.tasks._condition import add_condition
+from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._instruction import instruction, system_prompt
-from compoworld.tasks._model import Capability, Criterion, Labels, Step, Task
+from compoworld.tasks._model import Capability, Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._rubric import answer_criterion, state_criteria
 from compoworld.tasks._verify import gates
-from compoworld.tasks._walk import walk
+from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
-from compoworld.world import Interface, World, compose
+from compoworld.world import Interface, choose_distractors
 
-GENERATOR_VERSION = "walk-v0"
+GENERATOR_VERSION = "walk-v1"
 
 
 @dataclass(frozen=True)
@@ -56,12 +60,6 @@ def _faker() -> Faker:
     return Faker("en_US")
 
 
-@lru_cache(maxsize=4)
-def _catalog_world(seed: int) -> tuple[World, DependencyGraph]:
-    names = service_names()
-    return compose(names, seed=seed), build_graph(load_services(names))
-
-
 def _prune(plan: list[Step], env: Environment) -> list[Step]:
     """Drop reads that nothing uses: keep writes, the last step, and what they draw from."""
     keep = {len(plan) - 1} | {i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"}
@@ -74,13 +72,25 @@ def _prune(plan: list[Step], env: Environment) -> list[Step]:
         for name, src in step.sources.items()}}) for i, step in enumerate(plan) if i in keep]
 
 
-def _signature(plan: list[Step]) -> tuple[object, ...]:
-    return tuple((s.tool, tuple(sorted((k, v.kind, v.step) for k, v in s.sources.items())))
-                 for s in plan)
+def _signature(plan: list[Step], condition: Condition | None = None) -> tuple[object, ...]:
+    steps = tuple((s.tool, tuple(sorted((k, v.kind, v.step) for k, v in s.sources.items())))
+                  for s in plan)
+    if condition is None:
+        return steps
+    return (*steps, ("if", condition.source, condition.path, condition.then.tool,
+                     condition.holds))
 
 
-def _capabilities(plan: list[Step]) -> list[Capability]:
-    found: set[Capability] = set()
+def _services(plan: list[Step]) -> list[str]:
+    return list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in plan))
+
+
+CONDITIONAL_SHARE = 0.35
+"""Share of attempts whose last write is put under a condition (where the plan allows)."""
+
+
+def _capabilities(plan: list[Step], condition: Condition | None = None) -> list[Capability]:
+    found: set[Capability] = {"conditional"} if condition is not None else set()
     for step in plan:
         service = step.tool.split(SEPARATOR, 1)[0]
         for source in step.sources.values():
@@ -96,112 +106,229 @@ def _capabilities(plan: list[Step]) -> list[Capability]:
     return [c for c in typing.get_args(Capability) if c in found]
 
 
-def generate_task(seed: int, attempt: int, settings: GenerationSettings,
-                  seen: set[tuple[object, ...]] | None = None) -> Task | str:
-    """One attempt: a verified :class:`Task`, or the name of the gate that rejected it."""
+Signature = tuple[object, ...]
+
+
+def _plan(walked: Walk, env: Environment) -> tuple[list[Step], Criterion | None]:
+    """The walk without unused reads, and without a last read with nothing to tell; and the
+    answer criterion when the plan ends on a read."""
+    plan = _prune(walked.steps, env)
+    while True:
+        last = plan[-1]
+        if env.tools[last.tool].kind != "read":
+            return plan, None
+        origin = next(i for i, s in enumerate(walked.steps) if s.tool == last.tool)
+        answer = answer_criterion(last, env, walked.picks[origin], plan)
+        if answer is not None or len(plan) == 1:
+            return plan, answer
+        plan = _prune(plan[:-1], env)
+
+
+def _reference(ctx: Context, walked: Walk, plan: list[Step]) -> list[list[Change]] | None:
+    """Leave ``ctx.work`` as after the plan; each step's changes (None: it ran differently)."""
+    if len(plan) == len(walked.steps):
+        return walked.changes  # nothing pruned: the walk's own run is the reference run
+    env = ctx.work
+    env.reset()
+    changes = []
+    for step in plan:
+        mark = len(env.changes() or ())
+        envelope = env.call(step.tool, step.arguments)
+        if not envelope["success"] or envelope["data"] != step.output:
+            return None
+        changes.append((env.changes() or [])[mark:])
+    return changes
+
+
+def _attempt(seed: int, attempt: int, settings: GenerationSettings,
+             seen: set[Signature] | None) -> tuple[Task | str, Signature | None]:
+    """One attempt: a verified task or the gate that rejected it, and the plan's signature."""
     rng = random.Random(derive_seed(seed, "task", attempt))
     fake = _faker()
     fake.seed_instance(derive_seed(seed, "task-text", attempt))
-    template, graph = _catalog_world(seed)
-    walked = walk(template.fork(), graph, rng, fake, rng.randint(settings.min_steps,
-                                                                 settings.max_steps))
+    ctx = context(seed)
+    env = ctx.fresh_work()
+    walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
     if walked is None:
-        return "walk"
-    plan = _prune(walked.steps, template.env)
-    involved = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in plan))
-    if len(involved) < 2:
-        return "walk"
-    world = compose(involved, distractors=settings.distractors, seed=seed,
-                    interface=settings.interface)
-    # Replay on the task's own world, building state criteria from each write's effect.
-    env = world.fork().env
+        return "walk", None
+    plan, answer = _plan(walked, env)
+    condition = None
+    if rng.random() < CONDITIONAL_SHARE and answer is None:
+        made = add_condition(plan, env, rng)
+        if made is not None and len(_services(made[0])) >= 2:
+            plan, condition = made
+    if len(_services(plan)) < 2:
+        return "walk", None
+    # The conditional write's service is mounted even when the plan stops before it.
+    involved = _services([*plan, condition.then] if condition else plan)
+    signature = _signature(plan, condition)
+    if seen is not None and signature in seen:
+        return "duplicate", signature  # checked before the gates, which cost the most
+    changes = _reference(ctx, walked, plan)
+    if changes is None:
+        return "replay", signature
     rubric: list[Criterion] = []
     for i, step in enumerate(plan):
-        mark = len(env.changes() or [])
-        envelope = env.call(step.tool, step.arguments)
-        if not envelope["success"] or envelope["data"] != step.output:
-            return "replay"
-        rubric.extend(state_criteria(i, step, (env.changes() or [])[mark:]))
+        rubric.extend(state_criteria(i, step, changes[i]))
     writes = sorted({s.tool for s in plan if env.tools[s.tool].kind == "write"})
-    answer = answer_criterion(plan[-1], env) if env.tools[plan[-1].tool].kind == "read" else None
     if answer is not None:
         rubric.append(answer)
     if not any(c.kind in ("state", "answer") for c in rubric):
-        return "rubric"
+        return "rubric", signature
     rubric += [Criterion(id=f"call-{t}", kind="call", tool=t, description=f"{t} is called")
                for t in writes]
     changed = sorted({c.table for c in rubric if c.table})
     rubric.append(Criterion(id="no-collateral", kind="no_collateral", tables=changed,
                             description="no other records change"))
 
-    text = instruction(plan, env, answer)
-    verification = gates(world, plan, rubric, env, text, answer)
+    text = instruction(plan, env, answer, condition)
+    verification = gates(ctx.initial, ctx.fresh_scratch, plan, rubric, env, text, answer,
+                         condition)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
-        return failed[0]
-    signature = _signature(plan)
-    if seen is not None:
-        if signature in seen:
-            return "duplicate"
-        seen.add(signature)
-    services = [load_service(n) for n in involved]
-    return Task(
-        id=f"t{seed}-{attempt:06d}", seed=seed, involved=involved,
-        distractors=list(world.distractors), interface=settings.interface,
-        today=world.today.isoformat(), system_prompt=system_prompt(world.today.isoformat()),
-        instruction=text, plan=plan, rubric=rubric,
-        labels=Labels(domain="+".join(sorted({s.domain for s in services})),
-                      capabilities=_capabilities(plan), services=involved),
+        return failed[0], signature
+    today = ctx.initial.today.isoformat()
+    distractors = choose_distractors(involved, settings.distractors, seed=seed)
+    task = Task(
+        id=f"t{seed}-{attempt:06d}", seed=seed, involved=involved, distractors=distractors,
+        interface=settings.interface, today=today, system_prompt=system_prompt(today),
+        instruction=text, plan=plan, condition=condition, rubric=rubric,
+        labels=Labels(domain="+".join(sorted({ctx.initial.services[n].domain
+                                              for n in involved})),
+                      capabilities=_capabilities(plan, condition), services=involved),
         verification={**verification, "not_duplicate": True},
         provenance={"generator": GENERATOR_VERSION, "attempt": attempt,
                     "steps": len(plan), "min_steps": settings.min_steps,
                     "max_steps": settings.max_steps},
     )
+    return task, signature
 
 
-def _attempt(job: tuple[int, int, GenerationSettings]) -> Task | str:
-    """One attempt, in a worker process (no de-duplication: the parent does it in order)."""
-    seed, attempt, settings = job
-    return generate_task(seed, attempt, settings)
+def generate_task(seed: int, attempt: int, settings: GenerationSettings,
+                  seen: set[Signature] | None = None) -> Task | str:
+    """One attempt: a verified :class:`Task`, or the name of the gate that rejected it.
+
+    Args:
+        seed: The world seed.
+        attempt: The attempt number (the walk's randomness derives from seed and attempt).
+        settings: Walk length, distractors, interface.
+        seen: Signatures of tasks kept so far: a plan with one of them is a ``duplicate``
+            (checked before the costly gates); a kept task's signature is added.
+    """
+    outcome, signature = _attempt(seed, attempt, settings, seen)
+    if isinstance(outcome, Task) and seen is not None and signature is not None:
+        seen.add(signature)
+    return outcome
+
+
+_WORKER_SEEN: dict[str, set[Signature]] = {}
+"""In a worker process, per run: signatures of the tasks this worker produced. A later attempt
+with one of them is a duplicate whatever the other workers found, since the parent takes
+outcomes in attempt order (so the output does not depend on the number of workers)."""
+
+
+def _chunk(job: tuple[int, int, int, GenerationSettings, str]
+           ) -> list[tuple[Task | str, Signature | None]]:
+    """Attempts ``start .. start + count - 1``, in a worker process."""
+    seed, start, count, settings, run = job
+    seen = _WORKER_SEEN.setdefault(run, set())
+    out = []
+    for attempt in range(start, start + count):
+        outcome, signature = _attempt(seed, attempt, settings, seen)
+        if isinstance(outcome, Task) and signature is not None:
+            seen.add(signature)
+        out.append((outcome, signature))
+    return out
+
+
+def _pool(workers: int, seed: int) -> ProcessPoolExecutor:
+    """Worker processes. Forked (they inherit the loaded catalog, graph and seeded image: no
+    start-up cost) when this process runs one thread; spawned (each loads the catalog) when
+    other threads run, since forking those is unsafe."""
+    warm(seed)
+    method = ("fork" if "fork" in multiprocessing.get_all_start_methods()
+              and threading.active_count() == 1 else "spawn")
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
 
 
 def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = None, *,
                    start_attempt: int = 0, stats: GenerationStats | None = None,
-                   seen: set[tuple[object, ...]] | None = None,
+                   seen: set[Signature] | None = None,
                    max_attempts: int | None = None, workers: int = 1) -> Iterator[Task]:
     """Yield up to ``n`` verified tasks, attempt by attempt from ``start_attempt``.
 
     Deterministic: attempt ``i`` of seed ``s`` always gives the same task (or rejection), and
     results are taken in attempt order whatever ``workers`` is, so the output is the same with
     one process or many, and a run can resume from the last attempt it wrote.
+
+    Args:
+        n: How many tasks to keep.
+        seed: The world seed.
+        settings: Walk length, distractors, interface.
+        start_attempt: The first attempt number (a resumed run starts after its last one).
+        stats: Filled with attempts, kept tasks and rejections per gate.
+        seen: Signatures of tasks already kept (a resumed run's); kept ones are added.
+        max_attempts: Give up after this many attempts (default ``max(20, 10 n)``).
+        workers: Processes.
+
+    Example:
+        >>> tasks = list(generate_tasks(2, seed=0))
+        >>> [len(t.involved) >= 2 for t in tasks]
+        [True, True]
     """
     settings = settings or GenerationSettings()
     stats = stats if stats is not None else GenerationStats()
     seen = seen if seen is not None else set()
     limit = max_attempts if max_attempts is not None else max(20, n * 10)
-    jobs = ((seed, a, settings) for a in range(start_attempt, start_attempt + limit))
+    end = start_attempt + limit
     kept = 0
-    # "spawn": a forked child would inherit the parent's open SQLite connections.
-    pool = (ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-            if workers > 1 else None)
+    if n <= 0:
+        return
+    pool = _pool(workers, seed) if workers > 1 else None
+    pending: deque[Future[list[tuple[Task | str, Signature | None]]]] = deque()
+    run = f"{os.getpid()}-{id(stats)}-{time.monotonic_ns()}"
+    cursor = start_attempt
+
+    def submit() -> None:
+        nonlocal cursor
+        if pool is not None and cursor < end:
+            count = min(_CHUNK, end - cursor)
+            pending.append(pool.submit(_chunk, (seed, cursor, count, settings, run)))
+            cursor += count
+
+    def outcomes() -> Iterator[tuple[Task | str, Signature | None]]:
+        if pool is None:
+            for attempt in range(start_attempt, end):
+                yield _attempt(seed, attempt, settings, seen)
+            return
+        for _ in range(workers * 3):
+            submit()
+        while pending:
+            done = pending.popleft().result()
+            submit()
+            yield from done
+
     try:
-        outcomes = pool.map(_attempt, jobs, chunksize=4) if pool else map(_attempt, jobs)
-        for outcome in outcomes:
+        for outcome, signature in outcomes():
             if kept >= n:
                 break
             stats.attempts += 1
-            if isinstance(outcome, Task):
-                signature = _signature(outcome.plan)
-                if signature in seen:
-                    outcome = "duplicate"
-                else:
-                    seen.add(signature)
+            if signature is not None and signature in seen:
+                outcome = "duplicate"
             if isinstance(outcome, str):
                 stats.rejected[outcome] += 1
                 continue
+            assert signature is not None
+            seen.add(signature)
             stats.kept += 1
             kept += 1
             yield outcome
+            if kept >= n:
+                break
     finally:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+_CHUNK = 4
+"""Attempts per job sent to a worker."""

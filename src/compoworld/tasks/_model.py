@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 Capability = Literal["sequential-dependency", "cross-env-constraint", "ranked-selection",
-                     "data-transformation"]
+                     "data-transformation", "conditional"]
 CriterionKind = Literal["state", "answer", "call", "no_collateral"]
 
 
@@ -45,13 +45,28 @@ class Step(_Model):
     output: Any
 
 
+class Condition(_Model):
+    """A branch on a value an earlier step found: the write ``then`` is to be done only if the
+    value at ``path`` of step ``source``'s answer is above (``gt``) or below (``lt``)
+    ``threshold`` (dates compare by day). ``holds`` says which way the world goes: when it
+    holds, ``then`` is the plan's last step; when not, the plan stops before it."""
+
+    source: int
+    path: str
+    op: Literal["gt", "lt"]
+    threshold: float | int | str
+    holds: bool
+    then: Step
+
+
 class Criterion(_Model):
     """One programmatic check of the rubric.
 
     ``state``: a record of ``table`` matching ``match`` exists (``record_id`` set: that record
-    has those fields); ``answer``: the final message contains each of ``values`` (compared
-    after normalizing by ``semantic``); ``call``: ``tool`` was called; ``no_collateral``: no
-    record outside ``tables`` changed.
+    has those fields, or with ``absent``, that record no longer exists); ``answer``: the final
+    message contains each of ``values`` (compared after normalizing by ``semantic``; with a
+    ``selection``, they belong to the list item it singles out);
+    ``call``: ``tool`` was called; ``no_collateral``: no record outside ``tables`` changed.
     """
 
     id: str
@@ -61,7 +76,9 @@ class Criterion(_Model):
     table: str | None = None
     match: dict[str, Any] = {}
     record_id: str | None = None
+    absent: bool = False
     values: list[Any] = []
+    selection: Selection | None = None
     semantic: str | None = None
     tool: str | None = None
     tables: list[str] = []
@@ -85,6 +102,7 @@ class Task(_Model):
     system_prompt: str
     instruction: str
     plan: list[Step]
+    condition: Condition | None = None
     rubric: list[Criterion]
     labels: Labels
     verification: dict[str, bool]

@@ -40,10 +40,13 @@ def check_rewrite(text: str, task: Task) -> str | None:
         return "empty"
     if len(text) > 3 * len(task.instruction) + 200:
         return "too long"
-    missing = [v for v in stated_values(task.plan) if v.casefold() not in text.casefold()]
+    condition = task.condition
+    steps = [*task.plan, condition.then] if condition and not condition.holds else task.plan
+    stated = stated_values(steps) + ([str(condition.threshold)] if condition else [])
+    missing = [v for v in stated if v.casefold() not in text.casefold()]
     if missing:
         return "dropped a stated value"
-    if leaked(text, task.plan):
+    if leaked(text, steps):
         return "leaks a value to discover"
     return None
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR, Change, Environment
-from compoworld.tasks._model import Criterion, Step
-from compoworld.tasks._walk import strong
+from compoworld.tasks._context import strong
+from compoworld.tasks._model import Criterion, Selection, Step
 from compoworld.types import get_type
 
 Rows = dict[str, dict[str, dict[str, Any]]]
@@ -57,7 +57,11 @@ def state_criteria(step_index: int, step: Step, changes: list[Change]) -> list[C
     for (table, record_id), (before, after) in sorted(net_changes(changes).items()):
         service, entity = table.split(SEPARATOR, 1)
         if after is None:
-            continue  # deletions: checked by the state of what references them, not yet here
+            criteria.append(Criterion(
+                id=f"s{step_index}-{table}-{record_id}", kind="state", table=table,
+                record_id=record_id, absent=True,
+                description=f"{entity} {record_id} in {service} is deleted"))
+            continue
         if before is None:
             match = {k: v for k, v in after.items() if k != "id" and repr(v) in given}
             if match:
@@ -75,18 +79,43 @@ def state_criteria(step_index: int, step: Step, changes: list[Change]) -> list[C
     return criteria
 
 
-def answer_criterion(step: Step, env: Environment) -> Criterion | None:
-    """For a plan that ends on a read: the value of its answer the user asks to be told."""
+def answer_criterion(step: Step, env: Environment,
+                     picks: dict[tuple[str, int], Selection] | None = None,
+                     plan: list[Step] | None = None) -> Criterion | None:
+    """For a plan that ends on a read: the value of its answer the user asks to be told — a
+    value of the answer itself, or failing one, a value of the list item that ``picks`` says
+    how to single out ((list path, item index) → its selection, e.g. the latest birthday).
+    Never a value given to a call of the step (or of ``plan``)."""
     tool = env.tools[step.tool]
     service = step.tool.split(SEPARATOR, 1)[0]
-    for fact in extract_facts(tool.output_schema, step.output, service):
+    given = {repr(v) for s in (plan or [step]) for value in s.arguments.values()
+             for v in (value if isinstance(value, list) else [value])}
+    # A value a call was given (the filter every item matches, the email the customer was
+    # created with) is nothing to tell.
+    facts = [f for f in extract_facts(tool.output_schema, step.output, service)
+             if repr(f.value) not in given]
+    for fact in facts:
         key = fact.key
-        if (fact.list_path is None and key[0] == "type" and strong(key)
-                and get_type(key[1]).knowable and key[1] not in ("PersonName", "CompanyName")):
+        if fact.list_path is None and _answerable(key):
             return Criterion(id="answer", kind="answer", values=[fact.value], semantic=key[1],
                              description=f"the final answer states the {key[1]} "
                                          f"({fact.path}) found by {step.tool}")
+    for fact in facts:
+        pick = (picks or {}).get((fact.list_path or "", fact.index or 0))
+        if (pick is not None and fact.list_size > 1 and not fact.ambiguous
+                and _answerable(fact.key)):
+            return Criterion(id="answer", kind="answer", values=[fact.value],
+                             semantic=fact.key[1], selection=pick,
+                             description=f"the final answer states the {fact.key[1]} "
+                                         f"({fact.path}) of the item with the {pick.order} "
+                                         f"{pick.by} found by {step.tool}")
     return None
+
+
+def _answerable(key: tuple[str, ...]) -> bool:
+    """A value worth asking for: a knowable identifying type other than a bare name."""
+    return (key[0] == "type" and strong(key) and get_type(key[1]).knowable
+            and key[1] not in ("PersonName", "CompanyName"))
 
 
 @dataclass(frozen=True)
@@ -121,12 +150,17 @@ values of the answer's semantic type that exist in the world: a list of every em
 or amount) the agent could read is a guess, not an answer."""
 
 
-def _states(text: str, value: Any) -> bool:
-    """Whether casefolded ``text`` states ``value`` as a whole word (not inside another)."""
+def _forms(value: Any) -> set[str]:
     forms = {str(value).casefold()}
     if isinstance(value, float):
         forms |= {f"{value:.2f}", f"{value:,.2f}", f"{value:g}"}
-    return any(re.search(rf"(?<![\w.@-]){re.escape(form)}(?![\w@-]|\.\w)", text) for form in forms)
+    return forms
+
+
+def _states(text: str, value: Any) -> bool:
+    """Whether casefolded ``text`` states ``value`` as a whole word (not inside another)."""
+    return any(re.search(rf"(?<![\w.@-]){re.escape(form)}(?![\w@-]|\.\w)", text)
+               for form in _forms(value) if form in text)
 
 
 def _other_candidates(env: Environment, semantic: str, expected: list[Any], message: str,
@@ -141,15 +175,20 @@ def _other_candidates(env: Environment, semantic: str, expected: list[Any], mess
     for name, service in env.services.items():
         db = env.db(name)
         for entity, table in service.tables.items():
-            columns = [c.name for c in table.columns if c.semantic == semantic]
-            if not columns:
-                continue
+            typed = [c for c in table.columns if c.semantic == semantic]
+            if not typed or (all(c.kind == "str" for c in typed) and not any(
+                    db.sql(f'SELECT 1 FROM {{{entity}}} WHERE instr(?, lower("{c.name}")) > 0 '
+                           f'LIMIT 1', (text,)) for c in typed)):
+                continue  # none, or no value even a substring of the message: none stated
+            columns = [c.name for c in typed]
             for record in db.select(entity):
                 for column in columns:
                     value = record.get(column)
                     for item in value if isinstance(value, list) else [value]:
                         if item is None or item == "":
                             continue
+                        if not any(form in text for form in _forms(item)):
+                            continue  # not even a substring: it cannot be stated
                         key = repr(normalize(item))
                         if key in targets or key in seen:
                             continue
@@ -203,7 +242,8 @@ def score(rubric: list[Criterion], initial: Environment, env: Environment, final
             if c.record_id is not None:
                 service, entity = c.table.split(SEPARATOR, 1)
                 record = env.db(service).find(entity, id=c.record_id)
-                passed = record is not None and _record_matches(record, c.match, semantics)
+                passed = (record is None if c.absent else
+                          record is not None and _record_matches(record, c.match, semantics))
             else:
                 passed = any(before is None and after is not None
                              and _record_matches(after, c.match, semantics)

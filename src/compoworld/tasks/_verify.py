@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from compoworld.service import Environment
+from collections.abc import Callable
+
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._condition import branch_matters
 from compoworld.tasks._instruction import leaked
-from compoworld.tasks._model import Criterion, Step, Task
-from compoworld.tasks._rubric import score
+from compoworld.tasks._model import Condition, Criterion, Step, Task
+from compoworld.tasks._rubric import net_changes, score
 from compoworld.tasks._world import build_world
-from compoworld.world import World
 
 
 def replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[object]:
@@ -21,38 +23,60 @@ def replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[
     return outputs
 
 
-def gates(world: World, plan: list[Step], rubric: list[Criterion], reference: Environment,
-            text: str, answer: Criterion | None) -> dict[str, bool]:
+def final_state(env: Environment, services: list[str]) -> tuple[object, ...]:
+    """What a run left behind, cheaply: each service's version (a hash chained over every
+    record it wrote, from the same initial state) and the net record changes."""
+    changes = env.changes()
+    net = sorted(net_changes(changes).items(), key=repr) if changes is not None else None
+    return tuple(env.db(s).digest() for s in services), net
+
+
+def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[Step],
+          rubric: list[Criterion], reference: Environment, text: str,
+          answer: Criterion | None, condition: Condition | None = None) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
     nothing leaks, and the plan replays identically.
 
     Args:
-        world: The task's world, in its initial state (forked, never called).
+        initial: An environment in the world's initial state, never called (it is also the
+            environment of an agent that does nothing).
+        scratch: Gives an environment in the initial state for each re-run (a fork, or a
+            reset one).
         plan: The reference plan.
         rubric: The task's criteria.
-        reference: An environment of the world after running the plan.
+        reference: An environment after running the plan from the initial state.
         text: The instruction.
         answer: The answer criterion, if the task asks to be told something.
+        condition: The condition on the last write, if any (then a gate checks that taking
+            the other branch fails).
     """
     message = " ".join(str(v) for v in (answer.values if answer else []))
     calls = [s.tool for s in plan]
-    initial = world.env  # never called: the world's initial state
     passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
-    idle = world.fork().env
-    does_nothing_fail = not all(r.passed for r in score(rubric, initial, idle, "", []))
-    needed = True
-    for criterion in (c for c in rubric if c.kind == "state"):
-        step_index = int(criterion.id.split("-", 1)[0][1:])
-        ablated = world.fork().env
-        replay(ablated, plan, skip=step_index)
-        result = score([criterion], initial, ablated, message, calls)[0]
-        needed = needed and not result.passed
-    again = world.fork().env
+    does_nothing_fail = not all(r.passed for r in score(rubric, initial, initial, "", []))
+    services = sorted({s.tool.split(SEPARATOR, 1)[0] for s in plan})
+    again = scratch()
     replays = replay(again, plan) == [s.output for s in plan] and (
-        again.digest() == reference.digest())
-    return {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
-            "steps_needed": needed, "no_leak": not leaked(text, plan), "replays": replays}
-
+        final_state(again, services) == final_state(reference, services))
+    needed = True
+    by_step: dict[int, list[Criterion]] = {}
+    for criterion in (c for c in rubric if c.kind == "state"):
+        by_step.setdefault(int(criterion.id.split("-", 1)[0][1:]), []).append(criterion)
+    for step_index, criteria in sorted(by_step.items()):
+        ablated = scratch()
+        replay(ablated, plan, skip=step_index)
+        results = score(criteria, initial, ablated, message, calls)
+        needed = needed and not any(r.passed for r in results)
+        if not needed:
+            break
+    described = [*plan, condition.then] if condition and not condition.holds else plan
+    result = {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
+              "steps_needed": needed, "no_leak": not leaked(text, described),
+              "replays": replays}
+    if condition is not None:
+        result["branch_matters"] = branch_matters(initial, scratch, plan, condition, rubric,
+                                                  message)
+    return result
 
 
 def verify_task(task: Task) -> dict[str, bool]:
@@ -70,6 +94,9 @@ def verify_task(task: Task) -> dict[str, bool]:
     reference = world.fork().env
     same_outputs = replay(reference, task.plan) == [s.output for s in task.plan]
     answer = next((c for c in task.rubric if c.kind == "answer"), None)
-    result = gates(world, task.plan, task.rubric, reference, task.instruction, answer)
-    result["replays"] = result["replays"] and same_outputs
+    result = gates(world.env, lambda: world.fork().env, task.plan, task.rubric, reference,
+                   task.instruction, answer, task.condition)
+    again = world.fork().env  # and byte for byte: the whole state's digest
+    replay(again, task.plan)
+    result["replays"] = result["replays"] and same_outputs and again.digest() == reference.digest()
     return result

@@ -1,4 +1,10 @@
-"""The executed random walk: a reference plan whose every call really ran on the world."""
+"""The executed random walk: a reference plan whose every call really ran on the world.
+
+Links (which earlier value may fill a parameter) follow :func:`compoworld.tasks._context.carries`:
+within a service any identifying value (a reference, an email, a number...), across services
+only the identifying types of ``LINK_TYPES`` (an email, a phone, a person's or company's name,
+an address).
+"""
 
 from __future__ import annotations
 
@@ -8,27 +14,12 @@ from typing import Any
 
 from faker import Faker
 
-from compoworld.graph import DependencyGraph, Fact, extract_facts, param_key, user_suppliable
-from compoworld.service import SEPARATOR, Param, Tool
-from compoworld.tasks._model import ArgSource, Selection, Step
-from compoworld.types import get_type
-from compoworld.world import World
-
-_TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
-               "body": "Hello, a quick note to follow up on our last exchange.",
-               "description": "Prepared from the latest figures.", "notes": "Checked today.",
-               "note": "Checked today.", "reason": "Customer request", "query": ""}
-
-
-# Types too generic to carry a dependency: a date or an amount links everything to everything.
-WEAK_TYPES = frozenset({"Date", "DateTime", "Time", "DurationMinutes", "Money", "Currency",
-                        "Percent", "Quantity", "Country", "Region", "City", "Timezone",
-                        "Language", "Industry", "Color", "JobTitle", "FirstName", "LastName"})
-
-
-def strong(key: tuple[str, ...] | None) -> bool:
-    """Whether a value of this key identifies something (an id, an email, a name, a number)."""
-    return key is not None and (key[0] == "ref" or key[1] not in WEAK_TYPES)
+from compoworld.graph import Fact, Key, extract_facts, param_key, user_suppliable
+from compoworld.service import SEPARATOR, Change, Param, Tool
+from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
+from compoworld.tasks._model import ArgSource, Criterion, Selection, Step
+from compoworld.tasks._rubric import net_changes, score, state_criteria
+from compoworld.tasks._values import param_shape, selections, user_value
 
 
 @dataclass
@@ -43,69 +34,17 @@ class _Known:
 
 @dataclass
 class Walk:
-    """A walk in progress: the steps so far and what they made known."""
+    """A walk in progress: the steps so far, what they made known, and the state checks the
+    writes so far established (a later step may not undo them)."""
 
     steps: list[Step] = field(default_factory=list)
     known: list[_Known] = field(default_factory=list)
+    by_key: dict[Key, list[_Known]] = field(default_factory=dict)
     services: list[str] = field(default_factory=list)
-
-
-def _state_value(world: World, service: str, semantic: str, rng: random.Random) -> Any:
-    """A value of ``semantic`` type the service holds: something the user could know."""
-    db = world.env.db(service)
-    values: list[Any] = []
-    for entity, table in world.env.services[service].tables.items():
-        for column in table.columns:
-            if column.semantic == semantic and column.kind in ("str", "int", "float"):
-                rows = db.sql(f'SELECT DISTINCT "{column.name}" AS v FROM {{{entity}}} '
-                              f'WHERE "{column.name}" IS NOT NULL ORDER BY rowid LIMIT 40')
-                values.extend(r["v"] for r in rows)
-    return rng.choice(values) if values else None
-
-
-def _user_value(world: World, service: str, param: Param, tool: Tool, rng: random.Random,
-                fake: Faker) -> Any:
-    """A value the user states for ``param``, or None when there is no sensible one."""
-    choices = param.choices
-    if choices:
-        return rng.choice(choices)
-    if param.semantic and param.semantic != "Ref":
-        value = _state_value(world, service, param.semantic, rng)
-        if value is None and param.semantic in ("Date", "DateTime"):
-            day = world.today.isoformat()
-            value = day if param.semantic == "Date" else f"{day}T10:00:00"
-        if value is None:
-            value = get_type(param.semantic).generate(fake)
-        return [value] if param.is_list else value
-    if param.base is str and tool.kind == "write":
-        return _TEXT_HINTS.get(param.name) or fake.sentence(nb_words=5).rstrip(".")
-    return None
-
-
-def _selection(output: Any, fact: Fact, rng: random.Random) -> Selection | None:
-    """For a fact inside a list of several items: a field whose max (or min) picks its item."""
-    items: Any = output
-    for part in (fact.list_path or "").split("."):
-        items = items.get(part) if isinstance(items, dict) else None
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        return None
-    for by in sorted({k for item in items for k, v in item.items() if _sortable(v)}):
-        values = [item.get(by) for item in items]
-        if not all(_sortable(v) and type(v) is type(values[0]) for v in values):
-            continue
-        order = rng.choice(("max", "min"))
-        best = max(values) if order == "max" else min(values)
-        if values.count(best) == 1 and values.index(best) == fact.index:
-            return Selection(by=by, order=order)
-    return None
-
-
-def _sortable(value: Any) -> bool:
-    """Numbers, and ISO dates or date-times (which sort as text)."""
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int | float) or (isinstance(value, str) and len(value) >= 10
-                                               and value[4:5] == "-" and value[:4].isdigit())
+    changes: list[list[Change]] = field(default_factory=list)
+    picks: list[dict[tuple[str, int], Selection]] = field(default_factory=list)
+    claims: list[Criterion] = field(default_factory=list)
+    broken: bool = False
 
 
 _TYPE_WORDS = frozenset({"name", "email", "phone", "address", "full", "first", "last", "id",
@@ -131,7 +70,7 @@ _SUMMABLE = frozenset({"Money", "Quantity", "DurationMinutes"})
 def _computed(walk: Walk, param: Param, tool: Tool) -> tuple[Any, ArgSource] | None:
     """For a numeric argument of a write: the sum of one field over a short list an earlier
     step found (2–8 items, every item has it) — a value the agent has to compute."""
-    if tool.kind != "write" or param.semantic not in _SUMMABLE or param.is_list:
+    if tool.kind != "write" or param.semantic not in _SUMMABLE or param_shape(param)[1]:
         return None
     groups: dict[tuple[int, str, str], list[Fact]] = {}
     for known in walk.known:
@@ -144,35 +83,82 @@ def _computed(walk: Walk, param: Param, tool: Tool) -> tuple[Any, ArgSource] | N
         if len(facts) == facts[0].list_size and all(
                 isinstance(f.value, int | float) for f in facts):
             total = sum(f.value for f in facts)
-            value = round(total, 2) if param.base is float else total
+            if not total:
+                continue  # a sum of zeros asks nothing of the agent
+            value = round(total, 2) if param_shape(param)[0] is float else total
             return value, ArgSource(kind="computed", op="sum", step=step,
                                     paths=[f.path for f in facts], semantic=param.semantic)
     return None
 
 
-def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
+_NAME_PARTS = frozenset({("type", "FirstName"), ("type", "LastName")})
+_PERSON_TYPES = LINK_TYPES | {"FirstName", "LastName"}
+
+
+_ORDERED: dict[int, tuple[Tool, list[tuple[Param, Key | None]]]] = {}
+
+
+def _ordered(tool: Tool, service: str) -> list[tuple[Param, Key | None]]:
+    """The tool's parameters with their graph keys, identifying ones first (computed once)."""
+    found = _ORDERED.get(id(tool))
+    if found is None or found[0] is not tool:
+        keyed = [(p, param_key(p, service)) for p in tool.params]
+        found = _ORDERED[id(tool)] = (tool, sorted(keyed, key=lambda pk: not strong(pk[1])))
+    return found[1]
+
+
+def _fill(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Random,
           fake: Faker) -> tuple[dict[str, Any], dict[str, ArgSource]] | None:
     """Arguments for ``tool``: from earlier answers where the types match, else from the user.
-    None when a required argument cannot be filled or none comes from an earlier step."""
+    None when a required argument cannot be filled or none comes from an earlier step.
+
+    The first step may also take one optional filter the user states (an attendee's email, a
+    deal owner's name): the walk then starts from something the user knows."""
     service = name.split(SEPARATOR, 1)[0]
     arguments: dict[str, Any] = {}
     sources: dict[str, ArgSource] = {}
     anchor: tuple[int, str] | None = None  # the record the first step-sourced value came from
     role = ""  # whose value it was: a sender's name never goes with a recipient's email
-    for param in tool.params:
-        key = param_key(param, service)
-        usable = [k for k in walk.known if strong(key) and k.fact.key == key
+    taken: set[str] = set()  # one found value fills one parameter of a step (not to and cc)
+    echoed: set[str] = set()  # parameters given a found value the user's own words show
+    filter_left = not walk.steps
+    # A value the user states is no finding: "the email you found" must not be one they gave.
+    stated_values = [v for step in walk.steps for n, src in step.sources.items()
+                     if src.kind == "user" for v in _items(step.arguments[n])]
+    told = {repr(v) for v in stated_values}
+    told_text = " ".join(str(v) for v in stated_values).casefold()
+    # Identifying parameters first: a first or last name may then come from the same record
+    # as an identifying one (the email), never on its own.
+    for param, key in _ordered(tool, service):
+        facts = walk.by_key.get(key, []) if key is not None else []
+        usable = [k for k in facts if (carries(key, cross=k.service != service) or (
+                      key in _NAME_PARTS and anchor is not None and _record_of(k) == anchor))
+                  and repr(k.fact.value) not in taken and repr(k.fact.value) not in told
                   and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)
                   and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))]
+        if (filter_left and not param.required and strong(key) and stated(param)
+                and rng.random() < 0.6):
+            value = user_value(ctx, service, param, tool, rng, fake)
+            if value is not None:
+                filter_left = False
+                arguments[param.name] = value
+                sources[param.name] = ArgSource(kind="user", semantic=param.semantic)
+            continue
         if usable and (param.required or rng.random() < 0.5):
             # Values about one thing come from one record: a name and an email of one person.
             chosen = max(usable, key=lambda k: (_record_of(k) == anchor, k.service != service,
                                                 k.step, -len(k.fact.path)))
             if anchor is None:
                 anchor, role = _record_of(chosen), _role(chosen)
+            taken.add(repr(chosen.fact.value))
             value = chosen.fact.value
-            arguments[param.name] = [value] if param.is_list else value
+            arguments[param.name] = [value] if param_shape(param)[1] else value
             assert key is not None
+            if key in _NAME_PARTS and str(value).casefold() in told_text:
+                # The user's own words already show it (Tammy in tammy.martin@...): they say it.
+                sources[param.name] = ArgSource(kind="user", semantic=param.semantic)
+                echoed.add(param.name)
+                continue
             sources[param.name] = ArgSource(kind="step", step=chosen.step, path=chosen.fact.path,
                                             semantic=key[1] if key[0] == "type" else "id",
                                             selection=chosen.selection)
@@ -182,70 +168,144 @@ def _fill(world: World, walk: Walk, name: str, tool: Tool, rng: random.Random,
         elif param.required:
             if not user_suppliable(param):
                 return None
-            value = _user_value(world, service, param, tool, rng, fake)
+            value = user_value(ctx, service, param, tool, rng, fake)
             if value is None:
                 return None
             arguments[param.name] = value
             sources[param.name] = ArgSource(kind="user", semantic=param.semantic)
+    invented = any(s.kind == "user" and s.semantic in _PERSON_TYPES and n not in echoed
+                   for n, s in sources.items())
+    records = {(s.step, (s.path or "").rpartition(".")[0]) for s in sources.values()
+               if s.kind == "step" and s.semantic in LINK_TYPES}
+    if tool.kind == "write" and records and (invented or len(records) > 1):
+        # A person found earlier with an email, company or first name the user makes up — or
+        # that another record holds — is two people (a name the user's own words already
+        # show is theirs: not made up).
+        return None
     return arguments, sources
 
 
-def walk(world: World, graph: DependencyGraph, rng: random.Random, fake: Faker,
-         length: int, max_services: int = 5) -> Walk | None:
-    """Walk up to ``length`` executed steps over the world's services, crossing services where
-    it can; None unless the walk spans two services or more.
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
 
-    The start is a read the user can anchor (all its required arguments are things the user
-    knows; anchored ones first); each next step needs an argument that an earlier answer holds
-    (a strong key: an id, an email, a name...). A failed call is tried no further (backtrack).
+
+def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
+         max_services: int = 5) -> Walk | None:
+    """Walk up to ``length`` executed steps over the catalog (on ``ctx.work``, which the
+    caller has reset), crossing services where it can; None unless the walk spans two
+    services or more.
+
+    The start is a read the user can anchor from which a link leaves its service within two
+    steps (anchored ones first); each next step needs an argument an earlier answer holds. A
+    failed call, or one that would undo what an earlier step did, is not taken: the next
+    candidate is tried instead.
     """
-    current = Walk()
     ask = rng.random() < 0.3
-    starts = sorted(n for n, node in graph.nodes.items()
-                    if node.kind == "read" and all(node.suppliable[p] for p in node.required)
-                    and any(strong(key) for key in node.outputs))
+    starts = list(ctx.starts)
     rng.shuffle(starts)
-    starts.sort(key=lambda n: not graph.nodes[n].required)
-    for name in starts[:12]:
-        if _try_step(world, current, name, rng, fake, need_source=False):
+    starts.sort(key=lambda n: n not in ctx.anchored)
+    tries = 0
+    for name in starts[:24]:
+        current = Walk()
+        if not _try_step(ctx, current, name, rng, fake, need_source=False):
+            continue
+        _extend(ctx, current, rng, fake, length, max_services, ask)
+        if not current.broken and len(set(current.services)) >= 2 and len(current.steps) >= 2:
+            return current
+        tries += 1
+        if tries == _RESTARTS:
             break
-    while current.steps and len(current.steps) < length:
+        ctx.work.reset()  # backtrack to the start: the next start on the initial state
+    return None
+
+
+_RESTARTS = 4
+"""Starts a walk tries before it gives up (each after one that could not leave its service)."""
+
+
+def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length: int,
+            max_services: int, ask: bool) -> None:
+    graph = ctx.graph
+    # Still in one service at the drawn length: up to two more steps to leave it.
+    while not current.broken and (
+            len(current.steps) < length
+            or (len(set(current.services)) < 2 and len(current.steps) < length + 2)):
         used = {s.tool for s in current.steps}
         touched = set(current.services)
-        candidates = sorted({e.target for u in used for e in graph.successors(u)
-                             if e.target not in used and any(strong(k) for _, k in e.via)
-                             and (graph.nodes[e.target].service in touched
+        candidates = sorted({t for u in used for t in ctx.links[u] if t not in used
+                             and (graph.nodes[t].service in touched
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
-        last = len(current.steps) == length - 1
+        last = len(current.steps) >= length - 1
         # The last step: mostly a write (something to do), sometimes a read (something to tell).
+        # Until the walk leaves its first service, steps that can lead out come first.
         ending = "read" if ask else "write"
+        alone = len(touched) < 2
         candidates.sort(key=lambda n: (graph.nodes[n].service in touched,
+                                       alone and n not in ctx.leaves,
                                        last and graph.nodes[n].kind != ending))
-        if not any(_try_step(world, current, n, rng, fake, need_source=True)
+        if not any(_try_step(ctx, current, n, rng, fake, need_source=True)
                    for n in candidates[:40]):
             break
-    return current if len(set(current.services)) >= 2 and len(current.steps) >= 2 else None
 
 
-def _try_step(world: World, walk_: Walk, name: str, rng: random.Random, fake: Faker, *,
+def _rewind(ctx: Context, walk_: Walk) -> None:
+    """Put the work environment back to the state after the walk's steps (reset, replay)."""
+    env = ctx.work
+    env.reset()
+    for step in walk_.steps:
+        envelope = env.call(step.tool, step.arguments)
+        if not envelope["success"] or envelope["data"] != step.output:
+            walk_.broken = True
+            return
+
+
+def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Faker, *,
               need_source: bool) -> bool:
-    tool = world.env.tools[name]
-    filled = _fill(world, walk_, name, tool, rng, fake)
+    env = ctx.work
+    if any(key is None or key not in walk_.by_key for key in ctx.needs[name]):
+        return False  # an id it needs was never found (cheap check before filling)
+    tool = env.tools[name]
+    filled = _fill(ctx, walk_, name, tool, rng, fake)
     if filled is None:
         return False
     arguments, sources = filled
     if need_source and all(s.kind == "user" for s in sources.values()):
         return False  # every step after the first depends on an earlier answer
-    envelope = world.env.call(name, arguments)
+    mark = len(env.changes() or ())
+    envelope = env.call(name, arguments)
     if not envelope["success"]:
         return False
-    service = name.split(SEPARATOR, 1)[0]
     index = len(walk_.steps)
-    walk_.steps.append(Step(tool=name, arguments=arguments, sources=sources,
-                            output=envelope["data"]))
+    step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
+    changes = (env.changes() or [])[mark:]
+    if tool.kind == "write" and not net_changes(changes):
+        if changes:  # it rewrote records with their own values: the state's version moved
+            _rewind(ctx, walk_)
+        return False  # a write that changes nothing (an update with no new values) is no step
+    if changes and walk_.claims and not all(
+            r.passed for r in score(walk_.claims, ctx.initial, env, "", [])):
+        _rewind(ctx, walk_)  # it undid an earlier step's change: its criterion would fail
+        return False
+    service = name.split(SEPARATOR, 1)[0]
+    walk_.steps.append(step)
     walk_.services.append(service)
+    walk_.changes.append(changes)
+    walk_.claims.extend(state_criteria(index, step, changes))
+    lists: dict[str, dict[int, list[Selection]]] = {}
+    chosen: dict[tuple[str, int], Selection | None] = {}  # one selection per item
     for fact in extract_facts(tool.output_schema, envelope["data"], service):
-        selection = _selection(envelope["data"], fact, rng) if fact.list_size > 1 else None
-        walk_.known.append(_Known(fact, index, service, selection))
+        selection = None
+        if fact.list_size > 1 and fact.list_path is not None and fact.index is not None:
+            item = (fact.list_path, fact.index)
+            if item not in chosen:
+                if fact.list_path not in lists:
+                    lists[fact.list_path] = selections(envelope["data"], fact.list_path)
+                options = lists[fact.list_path].get(fact.index)
+                chosen[item] = rng.choice(options) if options else None
+            selection = chosen[item]
+        known = _Known(fact, index, service, selection)
+        walk_.known.append(known)
+        walk_.by_key.setdefault(fact.key, []).append(known)
+    walk_.picks.append({item: pick for item, pick in chosen.items() if pick is not None})
     return True

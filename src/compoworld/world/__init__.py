@@ -9,6 +9,19 @@ Example:
 """
 
 from compoworld.world._gateway import GATEWAY_TOOLS
-from compoworld.world._world import Interface, World, compose
+from compoworld.world._world import (
+    Interface,
+    World,
+    catalog_environment,
+    choose_distractors,
+    compose,
+)
 
-__all__ = ["GATEWAY_TOOLS", "Interface", "World", "compose"]
+__all__ = [
+    "GATEWAY_TOOLS",
+    "Interface",
+    "World",
+    "catalog_environment",
+    "choose_distractors",
+    "compose",
+]

@@ -91,6 +91,18 @@ def _catalog(seed: int, today: date) -> Environment:
     return Environment([load_service(n) for n in service_names()], seed=seed, today=today)
 
 
+def catalog_environment(seed: int = 0, today: date = DEFAULT_TODAY) -> Environment:
+    """The seeded environment of every catalog service, which every world of this seed is cut
+    from (built once per process). Shared: call tools only on a :meth:`Environment.fork`.
+
+    Example:
+        >>> env = catalog_environment(0).fork()
+        >>> env.db("contacts").count("contact") > 0
+        True
+    """
+    return _catalog(seed, today)
+
+
 @lru_cache(maxsize=64)
 def _seeded(names: tuple[str, ...], seed: int, today: date) -> Environment:
     """The seeded environment of a service set: cut from the catalog's, then forked (fast)."""
@@ -99,6 +111,27 @@ def _seeded(names: tuple[str, ...], seed: int, today: date) -> Environment:
 
 def _names(services: Sequence[str | Service]) -> list[str]:
     return [s.name if isinstance(s, Service) else s for s in services]
+
+
+def choose_distractors(involved: Sequence[str], count: int, *, seed: int = 0,
+                       pool: Sequence[str] | None = None) -> list[str]:
+    """The distractor services :func:`compose` mounts beside ``involved`` (sorted): drawn
+    from ``pool`` (default: the catalog) by the seed and the involved set alone.
+
+    Raises:
+        UserError: Fewer than ``count`` other services to draw from.
+
+    Example:
+        >>> choose_distractors(["contacts", "crm"], 2, seed=1) == list(
+        ...     compose(["contacts", "crm"], distractors=2, seed=1).distractors)
+        True
+    """
+    candidates = sorted(set(pool if pool is not None else service_names()) - set(involved))
+    if count > len(candidates):
+        raise UserError(f"{count} distractors asked for, but only {len(candidates)} other "
+                        f"services can be mounted ({', '.join(candidates) or 'none'})")
+    rng = random.Random(derive_seed(seed, "distractors", *sorted(involved)))
+    return sorted(rng.sample(candidates, count))
 
 
 def compose(
@@ -140,12 +173,7 @@ def compose(
     chosen = _names(involved)
     for name in chosen:
         load_service(name)  # NotFound with suggestions for a typo
-    candidates = sorted(set(pool if pool is not None else service_names()) - set(chosen))
-    if distractors > len(candidates):
-        raise UserError(f"{distractors} distractors asked for, but only {len(candidates)} other "
-                        f"services can be mounted ({', '.join(candidates) or 'none'})")
-    rng = random.Random(derive_seed(seed, "distractors", *sorted(chosen)))
-    extra = sorted(rng.sample(candidates, distractors))
+    extra = choose_distractors(chosen, distractors, seed=seed, pool=pool)
     env = _seeded(tuple(sorted({*chosen, *extra})), seed, today).fork()
     env.simulator = simulator
     return World(env=env, involved=tuple(chosen), distractors=tuple(extra), interface=interface,

@@ -1,0 +1,177 @@
+"""Which part of a response or request body is the record: envelopes unwrapped
+(``{"status_code": 200, "data": {...}}``, ``{"data": [...], "meta": {...}}``, HAL's
+``_embedded``), lists inside grouping items followed, wrappers of one record in bodies removed,
+and the schema a response documented only by an example shows."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compoworld.compiler._rules import singular
+from compoworld.compiler._schema import MAX_DEPTH, SCALARS, Resolver, is_object
+from compoworld.compiler._semantic import words
+
+__all__ = ["body_shape", "record_shape", "schema_of_example"]
+
+_WRAPPERS = ("data", "items", "results", "records", "entries", "values", "list", "content",
+             "elements", "objects", "rows", "hits")
+_PAYLOADS = ("data", "result", "results", "item", "record", "entry", "object", "payload",
+             "response", "body", "content", "value", "embedded")
+"""Names of the one object an envelope wraps (``{"status": "OK", "data": {...}}``)."""
+_META = {"meta", "metadata", "links", "link", "pagination", "paging", "page_info", "page",
+         "errors", "error", "warnings", "messages", "included", "extensions", "request",
+         "headers", "debug", "summary", "cursor", "cursors", "counts"}
+"""Envelope siblings of the payload that are never part of the record."""
+_MAX_UNWRAP = 3
+_ID = re.compile(r"^(id|uuid|guid)$|(?<!request)_(id|uuid|guid)$")
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _payload(props: dict[str, dict[str, Any]], hint: str) -> str | None:
+    """The key of the one object an envelope wraps, or None when ``props`` is a record.
+
+    An envelope holds a payload object (named ``data``, ``result``, ``item``... or like the
+    path's resource, ``{"budget": {...}}`` under ``/budgets/{id}``) beside metadata only:
+    scalars (``status_code``, ``status``, ``server_knowledge``) or known envelope parts
+    (``meta``, ``links``, ``errors``). A record has an id, so anything with one is no envelope.
+    """
+    wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
+    objects = [k for k, v in props.items() if is_object(v)
+               and (_key(k) in _PAYLOADS or _key(k) in wanted)]
+    if len(objects) != 1:
+        return None
+    others = [k for k in props if k != objects[0]]
+    if len(others) > 8 or any(_ID.search(words(k)) for k in others):
+        return None
+    for k in others:
+        v = props[k]
+        if _key(k) not in _META and (is_object(v) or v.get("type") == "array" or "items" in v):
+            return None
+    return objects[0]
+
+
+def _nested_list(item: dict[str, dict[str, Any]], hint: str) -> str | None:
+    """The key of the list an item of a list only groups (``{"Brand": [...]}``, or
+    ``{"BrandName": "HSBC", "ATM": [...]}`` under ``/atms``), or None when it is a record."""
+    arrays = [k for k, v in item.items() if v.get("type") == "array" or "items" in v]
+    if len(arrays) != 1:
+        return None
+    others = [v for k, v in item.items() if k != arrays[0]]
+    wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
+    if not others or (_key(arrays[0]) in wanted and len(others) <= 3
+                      and all(v.get("type") in SCALARS for v in others)):
+        return arrays[0]
+    return None
+
+
+def _items(resolver: Resolver, array: dict[str, Any], place: str, hint: str, depth: int
+           ) -> dict[str, dict[str, Any]]:
+    """The properties of an array's items, through items that only group a nested list."""
+    items = resolver.schema(array.get("items", {}), place + "/items")
+    inner = resolver.properties(items, place + "/items")
+    nested = _nested_list(inner, hint) if depth < _MAX_UNWRAP else None
+    if nested is not None:  # {"data": [{"Brand": [{"BrandName": "HSBC", "ATM": [...]}]}]}
+        deeper = _items(resolver, inner[nested], f"{place}/items/properties/{nested}", hint,
+                        depth + 1)
+        if deeper:
+            return deeper
+    return inner
+
+
+def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: str = "",
+                 depth: int = 0) -> tuple[dict[str, dict[str, Any]], bool]:
+    """(record properties, is a collection) of a response: an object, an array of objects, or
+    an envelope holding an array of objects (``{"data": [...], "total": 3}``; with several
+    arrays, the one named like ``hint``, the path's collection: ``{"appGateways": [...],
+    "unreachable": [...]}``) or one object (``{"status_code": 200, "data": {...}}``,
+    ``{"data": {"accounts": [...], "server_knowledge": 3}}``, HAL's ``{"_embedded":
+    {"items": [...]}, "_links": {...}}``), unwrapped up to three levels deep.
+
+    Example:
+        >>> doc = {"components": {"schemas": {}}}
+        >>> envelope = {"type": "object", "properties": {
+        ...     "status_code": {"type": "integer"}, "status": {"type": "string"},
+        ...     "data": {"type": "object", "properties": {"email": {"type": "string"}}}}}
+        >>> record_shape(Resolver(doc, "x"), envelope, "")
+        ({'email': {'type': 'string'}}, False)
+    """
+    if schema.get("type") == "array" or "items" in schema:
+        return _items(resolver, schema, place, hint, depth), True
+    props = resolver.properties(schema, place)
+    arrays = {k: v for k, v in props.items() if v.get("type") == "array" or "items" in v}
+    wanted = _key(hint)
+    named = [k for k in arrays if k.lower() in _WRAPPERS] or [
+        k for k in arrays if wanted and _key(k) == wanted]
+    key = named[0] if named else (next(iter(arrays)) if len(arrays) == 1 and len(props) <= 4
+                                  else None)
+    if key is not None:
+        inner = _items(resolver, arrays[key], f"{place}/properties/{key}", hint, depth)
+        if inner:
+            return inner, True
+    payload = _payload(props, hint) if depth < _MAX_UNWRAP else None
+    if payload is not None:
+        inner_place = f"{place}/properties/{payload}"
+        inner_props, many = record_shape(resolver, props[payload], inner_place, hint, depth + 1)
+        if inner_props:
+            return inner_props, many
+    return props, False
+
+
+def body_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: str = ""
+               ) -> tuple[dict[str, dict[str, Any]], list[str], dict[str, Any]]:
+    """(properties, required names, schema) of a request body, with a wrapper of one object
+    unwrapped: ``{"transaction": {...}}`` under ``/transactions``, ``{"data": {...}}``.
+
+    Example:
+        >>> body = {"type": "object", "required": ["data"], "properties": {"data": {
+        ...     "type": "object", "required": ["email"], "properties": {"email": {}}}}}
+        >>> body_shape(Resolver({}, "x"), body, "")[:2]
+        ({'email': {}}, ['email'])
+    """
+    props = resolver.properties(schema, place)
+    if len(props) == 1:
+        (key, inner), = props.items()
+        wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
+        if is_object(inner) and (_key(key) in _PAYLOADS or _key(key) in wanted):
+            inner_props = resolver.properties(inner, f"{place}/properties/{key}")
+            if inner_props:
+                return inner_props, [str(r) for r in inner.get("required") or []], inner
+    return props, [str(r) for r in schema.get("required") or []], schema
+
+
+def schema_of_example(value: Any, depth: int = 0) -> dict[str, Any]:
+    """The JSON schema an example value shows (for responses documented only by an example):
+    objects by their keys, arrays by the keys of their first objects, scalars by their type.
+
+    Example:
+        >>> schema_of_example({"data": [{"email": "a@b.co", "age": 3}], "ok": True})["properties"]
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'data': {'type': 'array', 'items': {'type': 'object', 'properties':
+            {'email': {'type': 'string', 'example': 'a@b.co'}, 'age': {'type': 'integer'}}}},
+         'ok': {'type': 'boolean'}}
+    """
+    if isinstance(value, dict) and depth < MAX_DEPTH:
+        return {"type": "object", "properties": {
+            str(k): schema_of_example(v, depth + 1) for k, v in value.items()}}
+    if isinstance(value, list):
+        objects = [v for v in value[:5] if isinstance(v, dict)]
+        if objects and depth < MAX_DEPTH:
+            merged: dict[str, Any] = {}
+            for item in objects:
+                for k, v in item.items():
+                    merged.setdefault(k, v)
+            return {"type": "array", "items": schema_of_example(merged, depth + 1)}
+        return {"type": "array", "items": schema_of_example(value[0], depth + 1) if value else {}}
+    if isinstance(value, bool):
+        return {"type": "boolean"}
+    if isinstance(value, int):
+        return {"type": "integer"}
+    if isinstance(value, float):
+        return {"type": "number"}
+    if isinstance(value, str) and value:
+        return {"type": "string", "example": value[:200]}  # semantic typing checks it
+    return {"type": "string"}

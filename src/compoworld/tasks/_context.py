@@ -1,0 +1,198 @@
+"""What one process keeps to generate tasks fast: the seeded catalog, its graph with the walk's
+indexes, and three environments that are *reset* (a savepoint rollback, costing what changed)
+between attempts instead of being rebuilt.
+
+Why the whole catalog and not each task's own world: every world of a seed is cut from the
+same seeded catalog state (``compose`` restricts it), and a tool only reads and writes its own
+service's tables, so a plan's calls, answers and changes are the same on the catalog as on its
+task's world. Building each task's world costs ~30 ms (more than the rest of an attempt);
+``tasks verify`` re-runs every gate on the task's own rebuilt world.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from compoworld.catalog import load_services, service_names
+from compoworld.graph import DependencyGraph, Key, build_graph, param_key
+from compoworld.service import Environment, Param, Tool
+from compoworld.simulate import OfflineSimulator, SimulationCache
+from compoworld.types import get_type
+from compoworld.world import catalog_environment
+
+# Types too generic to carry a dependency: a date or an amount links everything to everything.
+WEAK_TYPES = frozenset({"Date", "DateTime", "Time", "DurationMinutes", "Money", "Currency",
+                        "Percent", "Quantity", "Country", "Region", "City", "Timezone",
+                        "Language", "Industry", "Color", "JobTitle", "FirstName", "LastName"})
+
+# Types that identify one person or company in *any* service: the only ones that carry a value
+# from one service into another. Other typed values (a domain, a URL, an address, a username,
+# an account number...) link steps of one service only: across services the compiler's typing
+# of them is too loose (a Greenpeace event's "domain" is no mail domain; a company's website is
+# no fax's media URL; mailscript's "address" is an email address, not a street address).
+LINK_TYPES = frozenset({"Email", "Phone", "PersonName", "CompanyName"})
+
+
+def strong(key: Key | None) -> bool:
+    """Whether a value of this key identifies something (an id, an email, a name, a number)."""
+    return key is not None and (key[0] == "ref" or key[1] not in WEAK_TYPES)
+
+
+def carries(key: Key | None, *, cross: bool) -> bool:
+    """Whether a value of this key may flow into a parameter: within a service any strong key
+    (references included); across services only the identifying :data:`LINK_TYPES`."""
+    if key is None:
+        return False
+    if cross:
+        return key[0] == "type" and key[1] in LINK_TYPES
+    return strong(key)
+
+
+@dataclass
+class Context:
+    """The per-process state of task generation for one seed.
+
+    Attributes:
+        seed: The world seed.
+        graph: The catalog's dependency graph.
+        initial: The seeded catalog, never called (the initial state scoring compares with).
+        work: Where walks and reference runs happen; reset at each attempt.
+        scratch: Where gates replay the plan (ablations, the second run); reset before each.
+        links: Per tool, the tools an answer of it can feed (a carrying key on the edge).
+        starts: Read tools a walk can start from: the user can state every required argument
+            (a value of a knowable type, or one of fixed choices) and a carrying link leaves
+            the service within two steps.
+        leaves: Tools with a carrying link into another service.
+        anchored: Starts that take a value the user can state (an email, a name, a number).
+        needs: Per tool, the keys of its required arguments only an earlier answer can give
+            (an id): a walk that holds none of one cannot take the tool (None: nothing can).
+    """
+
+    seed: int
+    graph: DependencyGraph
+    initial: Environment
+    work: Environment
+    scratch: Environment
+    links: dict[str, tuple[str, ...]]
+    starts: tuple[str, ...]
+    leaves: frozenset[str]
+    anchored: frozenset[str]
+    needs: dict[str, tuple[Key | None, ...]]
+    _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+
+    def user_values(self, service: str, semantic: str) -> list[Any]:
+        """Values of ``semantic`` type the service holds initially: what a user could know."""
+        key = (service, semantic)
+        if key not in self._values:
+            db = self.initial.db(service)
+            values: list[Any] = []
+            for entity, table in self.initial.services[service].tables.items():
+                for column in table.columns:
+                    if column.semantic == semantic and column.kind in ("str", "int", "float"):
+                        rows = db.sql(f'SELECT DISTINCT "{column.name}" AS v FROM {{{entity}}} '
+                                      f'WHERE "{column.name}" IS NOT NULL ORDER BY rowid LIMIT 40')
+                        values.extend(r["v"] for r in rows)
+            self._values[key] = values
+        return self._values[key]
+
+    def column_values(self, service: str, name: str) -> list[Any]:
+        """Text values of columns called ``name`` in the service's initial state (how a user
+        names an untyped identifier, e.g. a ``server_id``, with a value that exists)."""
+        key = (service, "\x00" + name)
+        if key not in self._values:
+            db = self.initial.db(service)
+            values: list[Any] = []
+            for entity, table in self.initial.services[service].tables.items():
+                if any(c.name == name and c.kind == "str" for c in table.columns):
+                    rows = db.sql(f'SELECT DISTINCT "{name}" AS v FROM {{{entity}}} '
+                                  f'WHERE "{name}" IS NOT NULL ORDER BY rowid LIMIT 40')
+                    values.extend(r["v"] for r in rows if r["v"])
+            self._values[key] = values
+        return self._values[key]
+
+    def fresh_work(self) -> Environment:
+        """The work environment reset (its simulation cache is kept across attempts — answers
+        are a function of the call and the state — but emptied past 20,000 answers)."""
+        self.work.reset()
+        simulator = self.work.simulator
+        if isinstance(simulator, OfflineSimulator) and len(simulator.cache) > 20_000:
+            simulator.cache = SimulationCache()
+        return self.work
+
+    def fresh_scratch(self) -> Environment:
+        """The scratch environment reset, with an empty simulation cache: a replay recomputes
+        every simulated answer, so it checks the world model's determinism too."""
+        self.scratch.reset()
+        simulator = self.scratch.simulator
+        if isinstance(simulator, OfflineSimulator):
+            simulator.cache = SimulationCache()
+        return self.scratch
+
+
+def _links(graph: DependencyGraph) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {name: [] for name in graph.nodes}
+    for edge in graph.edges:
+        if any(carries(key, cross=edge.cross_service) for _, key in edge.via):
+            out[edge.source].append(edge.target)
+    return {name: tuple(sorted(targets)) for name, targets in out.items()}
+
+
+def _leaves(graph: DependencyGraph, links: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    return frozenset(name for name, node in graph.nodes.items()
+                     if any(graph.nodes[t].service != node.service for t in links[name]))
+
+
+def stated(param: Param) -> bool:
+    """Whether the user can state a value for this parameter of a read (a knowable type, or
+    one of fixed choices)."""
+    return bool(param.choices) or (param.semantic not in (None, "Ref")
+                                   and get_type(param.semantic).knowable)
+
+
+def _starts(graph: DependencyGraph, links: dict[str, tuple[str, ...]], tools: dict[str, Tool],
+            leaves: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(
+        name for name, node in graph.nodes.items()
+        if node.kind == "read" and all(stated(p) for p in tools[name].params if p.required)
+        and (name in leaves or any(graph.nodes[t].service == node.service and t in leaves
+                                   for t in links[name]))))
+
+
+@lru_cache(maxsize=1)
+def _catalog(seed: int) -> tuple[Environment, DependencyGraph]:
+    """The seeded catalog and its graph (built once per process; forked workers inherit it)."""
+    return catalog_environment(seed), build_graph(load_services(service_names()))
+
+
+@lru_cache(maxsize=2)
+def _context(seed: int, pid: int) -> Context:
+    catalog, graph = _catalog(seed)
+    links = _links(graph)
+    envs = []
+    for _ in range(3):  # own connections and world models: nothing shared with a parent process
+        env = catalog.fork()
+        env.simulator = OfflineSimulator(env.pool)
+        envs.append(env)
+    leaves = _leaves(graph, links)
+    starts = _starts(graph, links, catalog.tools, leaves)
+    anchored = frozenset(
+        n for n in starts for p in catalog.tools[n].params
+        if strong(param_key(p, graph.nodes[n].service)) and stated(p))
+    needs = {name: tuple(node.inputs[p] for p in sorted(node.required)
+                         if not node.suppliable[p]) for name, node in graph.nodes.items()}
+    return Context(seed=seed, graph=graph, initial=envs[0], work=envs[1], scratch=envs[2],
+                   links=links, starts=starts, leaves=leaves, anchored=anchored, needs=needs)
+
+
+def context(seed: int) -> Context:
+    """This process's generation context for ``seed`` (a forked worker builds its own
+    environments from the inherited catalog image: no SQLite connection crosses a fork)."""
+    return _context(seed, os.getpid())
+
+
+def warm(seed: int) -> None:
+    """Load the catalog and graph now (before starting worker processes that inherit them)."""
+    _catalog(seed)

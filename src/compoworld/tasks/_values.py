@@ -1,0 +1,92 @@
+"""What the user states in a walk's calls, and how one item of a list answer is singled out."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from faker import Faker
+
+from compoworld.service import Param, Tool
+from compoworld.tasks._context import Context
+from compoworld.tasks._model import Selection
+from compoworld.types import get_type
+
+_TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
+               "body": "Hello, a quick note to follow up on our last exchange.",
+               "description": "Prepared from the latest figures.", "notes": "Checked today.",
+               "note": "Checked today.", "reason": "Customer request"}
+# Untyped text a user writes freely (a subject, a note); any other untyped text on a write is
+# an identifier (a server_id, a parent) and must be one the service holds, never made up.
+_PROSE = frozenset({"body", "description", "notes", "note", "message", "text", "comment",
+                    "content", "summary", "reason", "subject", "query", "memo", "details"})
+_TITLES = frozenset({"name", "title", "label", "tag", "caption"})
+
+
+_SHAPES: dict[int, tuple[Param, Any, bool, tuple[Any, ...]]] = {}
+
+
+def param_shape(param: Param) -> tuple[Any, bool, tuple[Any, ...]]:
+    """``param``'s base type, whether it takes a list, and its choices (computed once: these
+    properties parse the annotation at every access)."""
+    found = _SHAPES.get(id(param))
+    if found is None or found[0] is not param:
+        found = _SHAPES[id(param)] = (param, param.base, param.is_list, param.choices)
+    return found[1], found[2], found[3]
+
+
+def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random.Random,
+               fake: Faker) -> Any:
+    """A value the user states for ``param``, or None when there is no sensible one."""
+    base, is_list, choices = param_shape(param)
+    if choices:
+        return rng.choice(choices)
+    if param.semantic and param.semantic != "Ref":
+        known = ctx.user_values(service, param.semantic)
+        value = rng.choice(known) if known else None
+        if value is None and param.semantic in ("Date", "DateTime"):
+            day = ctx.initial.today.isoformat()
+            value = day if param.semantic == "Date" else f"{day}T10:00:00"
+        if value is None:
+            value = get_type(param.semantic).generate(fake)
+        return [value] if is_list else value
+    if base is str and tool.kind == "write":
+        words = set(param.name.split("_"))
+        if param.name in _TEXT_HINTS:
+            return _TEXT_HINTS[param.name]
+        if words & _PROSE:
+            return fake.sentence(nb_words=6).rstrip(".")
+        if words & _TITLES:
+            return " ".join(fake.words(2)).title()
+        # An identifier has no spaces: a sentence in an id-like column is filler, not an id.
+        held = [v for v in ctx.column_values(service, param.name) if " " not in v]
+        return rng.choice(held) if held else None
+    return None
+
+
+def selections(output: Any, list_path: str) -> dict[int, list[Selection]]:
+    """For a list in an answer: per item index, the selections that pick that item alone (a
+    field whose max, or min, only it holds)."""
+    items: Any = output
+    for part in list_path.split("."):
+        items = items.get(part) if isinstance(items, dict) else None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        return {}
+    out: dict[int, list[Selection]] = {}
+    for by in sorted(items[0]):
+        values = [item.get(by) for item in items]
+        kind = type(values[0])
+        if not all(type(v) is kind and _sortable(v) for v in values):
+            continue
+        for order, best in (("max", max(values)), ("min", min(values))):
+            if values.count(best) == 1:
+                out.setdefault(values.index(best), []).append(Selection(by=by, order=order))
+    return out
+
+
+def _sortable(value: Any) -> bool:
+    """Numbers, and ISO dates or date-times (which sort as text)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) or (isinstance(value, str) and len(value) >= 10
+                                               and value[4:5] == "-" and value[:4].isdigit())
