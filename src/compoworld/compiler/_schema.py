@@ -39,24 +39,26 @@ class Resolver:
 
     def node(self, node: Any, place: str, seen: tuple[str, ...] = ()) -> Any:
         """``node`` with its own ``$ref`` chain followed (not its children)."""
+        return self._follow(node, place, seen)[0]
+
+    def _follow(self, node: Any, place: str,
+                seen: tuple[str, ...]) -> tuple[Any, tuple[str, ...] | None]:
+        """``node`` at the end of its ``$ref`` chain, and the refs followed (``None`` where the
+        chain turns circular or too deep: the node is then the circular placeholder)."""
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
             ref = node["$ref"]
             if ref in seen or len(seen) > MAX_DEPTH:
-                return dict(_CIRCULAR)
+                return dict(_CIRCULAR), None
             seen = (*seen, ref)
             node = self.target(ref, place)
-        return node
+        return node, seen
 
     def schema(self, node: Any, place: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         """A schema with ``$ref`` followed, ``allOf`` merged and ``oneOf``/``anyOf`` resolved to
         their first object option (or first option). Properties stay unresolved."""
-        chain = seen
-        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
-            ref = node["$ref"]
-            if ref in chain or len(chain) > MAX_DEPTH:
-                return dict(_CIRCULAR)
-            chain = (*chain, ref)
-            node = self.target(ref, place)
+        node, chain = self._follow(node, place, seen)
+        if chain is None:
+            return node
         if not isinstance(node, dict):
             return {}
         result = {k: v for k, v in node.items() if k not in ("allOf", "oneOf", "anyOf")}
