@@ -51,17 +51,18 @@ class Param:
     semantic: str | None = None
     ref: str | None = None
 
-    @property
+    # Cached: these parse the annotation, and task generation asks them at every step.
+    @cached_property
     def base(self) -> Any:
         """The Python type under ``Annotated`` and ``| None``: ``str``, ``list[str]``..."""
         return describe_annotation(self.annotation, [])[0]
 
-    @property
+    @cached_property
     def is_list(self) -> bool:
         """Whether the parameter takes a list (``list[Email]``...)."""
         return typing.get_origin(self.base) is list
 
-    @property
+    @cached_property
     def choices(self) -> tuple[Any, ...]:
         """The allowed values of a ``Literal`` parameter (empty otherwise)."""
         return typing.get_args(self.base) if typing.get_origin(self.base) is Literal else ()

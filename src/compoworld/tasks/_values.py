@@ -23,22 +23,10 @@ _PROSE = frozenset({"body", "description", "notes", "note", "message", "text", "
 _TITLES = frozenset({"name", "title", "label", "tag", "caption"})
 
 
-_SHAPES: dict[int, tuple[Param, Any, bool, tuple[Any, ...]]] = {}
-
-
-def param_shape(param: Param) -> tuple[Any, bool, tuple[Any, ...]]:
-    """``param``'s base type, whether it takes a list, and its choices (computed once: these
-    properties parse the annotation at every access)."""
-    found = _SHAPES.get(id(param))
-    if found is None or found[0] is not param:
-        found = _SHAPES[id(param)] = (param, param.base, param.is_list, param.choices)
-    return found[1], found[2], found[3]
-
-
 def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random.Random,
                fake: Faker) -> Any:
     """A value the user states for ``param``, or None when there is no sensible one."""
-    base, is_list, choices = param_shape(param)
+    base, is_list, choices = param.base, param.is_list, param.choices
     if choices:
         return rng.choice(choices)
     if param.semantic and param.semantic != "Ref":

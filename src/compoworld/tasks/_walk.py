@@ -19,7 +19,7 @@ from compoworld.service import SEPARATOR, Change, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._model import ArgSource, Criterion, Selection, Step
 from compoworld.tasks._rubric import net_changes, score, state_criteria
-from compoworld.tasks._values import param_shape, selections, user_value
+from compoworld.tasks._values import selections, user_value
 
 
 @dataclass
@@ -70,7 +70,7 @@ _SUMMABLE = frozenset({"Money", "Quantity", "DurationMinutes"})
 def _computed(walk: Walk, param: Param, tool: Tool) -> tuple[Any, ArgSource] | None:
     """For a numeric argument of a write: the sum of one field over a short list an earlier
     step found (2–8 items, every item has it) — a value the agent has to compute."""
-    if tool.kind != "write" or param.semantic not in _SUMMABLE or param_shape(param)[1]:
+    if tool.kind != "write" or param.semantic not in _SUMMABLE or param.is_list:
         return None
     groups: dict[tuple[int, str, str], list[Fact]] = {}
     for known in walk.known:
@@ -85,7 +85,7 @@ def _computed(walk: Walk, param: Param, tool: Tool) -> tuple[Any, ArgSource] | N
             total = sum(f.value for f in facts)
             if not total:
                 continue  # a sum of zeros asks nothing of the agent
-            value = round(total, 2) if param_shape(param)[0] is float else total
+            value = round(total, 2) if param.base is float else total
             return value, ArgSource(kind="computed", op="sum", step=step,
                                     paths=[f.path for f in facts], semantic=param.semantic)
     return None
@@ -152,7 +152,7 @@ def _fill(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Random,
                 anchor, role = _record_of(chosen), _role(chosen)
             taken.add(repr(chosen.fact.value))
             value = chosen.fact.value
-            arguments[param.name] = [value] if param_shape(param)[1] else value
+            arguments[param.name] = [value] if param.is_list else value
             assert key is not None
             if key in _NAME_PARTS and str(value).casefold() in told_text:
                 # The user's own words already show it (Tammy in tammy.martin@...): they say it.
