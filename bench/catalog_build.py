@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         "selected": report.selected, **load_time(args.out, not args.skip_build_all),
         **{k: stats[k] for k in ("services", "tools", "implemented", "implemented_share",
                                  "simulated", "semantic_field_share", "linked_services",
-                                 "linked_share", "failed", "excluded")},
+                                 "linked_share", "verified_linked_share", "islands",
+                                 "failed", "excluded")},
         "simulated_by_reason": dict(list(stats["simulated_by_reason"].items())[:15]),
         "domains": stats["domains"],
     }
@@ -153,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         mark = "ok  " if target["pass"] else "MISS"
         print(f"{mark} {name:>18}: {target['value']}  (target {target['target']})")
     for key in ("build_cpu_s", "build_s_if_idle", "fetch_index_s", "loadavg_after", "build_one_service_ms",
-                "build_every_service_s", "selected", "failed", "excluded", "semantic_field_share",
+                "build_every_service_s", "selected", "failed", "excluded", "islands",
+                "verified_linked_share", "semantic_field_share",
                 "simulated_by_reason", "domains"):
         print(f"     {key:>18}: {figures[key]}")
     return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from compoworld.compiler._build import build_catalog
+from compoworld.compiler._build import build_catalog, islands
 from compoworld.compiler._stats import catalog_stats, plot_domains
 from compoworld.service import (
     Environment,
@@ -31,7 +31,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("catalog")
-    report = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0)
+    report = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0,
+                           keep_islands=True)
     assert report.selected == 6 and report.built == 4 and report.failed == 2
     return out
 
@@ -86,21 +87,25 @@ def test_interrupted_build_resumes_to_the_same_bytes(built: Path, tmp_path: Path
 
     with pytest.raises(KeyboardInterrupt):
         build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0,
+                      keep_islands=True,
                       on_record=interrupt)
     assert len(list((out / "records").glob("*.json"))) == 2
     assert not (out / "catalog.json").exists()
     (out / "services" / ".half-written.json.123.tmp").write_text("{")  # a crash mid-write
-    report = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0)
+    report = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0,
+                           keep_islands=True)
     assert report.skipped_done == 2 and report.built + report.failed == 4
     (out / "services" / ".half-written.json.123.tmp").unlink()
     assert _tree(out) == _tree(built)
-    again = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0)
+    again = build_catalog(SPECS, out, workers=1, progress=False, min_implemented=0.0,
+                          keep_islands=True)
     assert again.skipped_done == 6 and again.built == 0 and _tree(out) == _tree(built)
 
 
 @pytest.mark.slow
 def test_parallel_build_equals_the_serial_one(built: Path, tmp_path: Path):
-    report = build_catalog(SPECS, tmp_path, workers=2, progress=False, min_implemented=0.0)
+    report = build_catalog(SPECS, tmp_path, workers=2, progress=False, min_implemented=0.0,
+                           keep_islands=True)
     assert report.built == 4 and report.failed == 2
     assert _tree(tmp_path) == _tree(built)
 
@@ -112,6 +117,22 @@ def test_implementability_gate_excludes_and_records(built: Path, tmp_path: Path)
     excluded = orjson.loads((tmp_path / "gated" / "catalog.json").read_bytes())["excluded"]
     assert set(excluded) == GOOD and all("implemented share" in r for r in excluded.values())
     assert not list((tmp_path / "gated" / "services").glob("*.json"))
+
+
+def test_islands_are_excluded_with_the_reason(built: Path, tmp_path: Path):
+    """Rule 6: a service sharing no identifying type with another one leaves the catalog."""
+    kept = orjson.loads((built / "catalog.json").read_bytes())["services"]
+    alone = set(islands(kept))
+    assert alone and alone < GOOD  # the sample holds both kinds
+    report = build_catalog(SPECS, tmp_path / "composable", workers=1, progress=False,
+                           min_implemented=0.0)
+    manifest = orjson.loads((tmp_path / "composable" / "catalog.json").read_bytes())
+    assert {r["name"] for r in manifest["services"]} == GOOD - alone
+    assert manifest["islands"] == sorted(alone) and report.islands == len(alone)
+    assert all(manifest["excluded"][name].startswith("an island") for name in alone)
+    stats = catalog_stats(tmp_path / "composable")
+    assert stats["linked_share"] == 1.0 and stats["islands"] == len(alone)
+    assert stats["verified_linked_share"] == catalog_stats(built)["linked_share"] < 1.0
 
 
 @pytest.mark.slow

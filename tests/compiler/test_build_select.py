@@ -8,6 +8,7 @@ from pathlib import Path
 from compoworld.compiler._fetch import SourceSpec, index_directory
 from compoworld.compiler._select import (
     MAX_TOOLS,
+    TRIMMED,
     classify_operation,
     domain_of,
     select_services,
@@ -113,9 +114,11 @@ def test_trim_prefers_resource_operations_and_is_deterministic():
                                                                         "parameters": []}})
     doc = {"openapi": "3.0.0", "paths": paths}
     trimmed = trim_operations(doc, MAX_TOOLS)
-    kept = [(p, m) for p, item in trimmed["paths"].items() for m in item if m != "parameters"]
+    kept = [(p, m) for p, item in trimmed["paths"].items() for m, op in item.items()
+            if m != "parameters" and TRIMMED not in op]
     assert len(kept) == MAX_TOOLS
     assert {("/things", "get"), ("/things", "post"), ("/things/{id}", "get"),
             ("/things/{id}", "delete")} <= set(kept)
     assert trimmed["paths"]["/things/{id}"]["parameters"] == []
     assert trim_operations(doc, MAX_TOOLS) == trimmed and len(doc["paths"]) == MAX_TOOLS + 2
+

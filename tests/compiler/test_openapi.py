@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from compoworld.compiler import CompileResult, SpecError, compile_openapi, verify_spec
+from compoworld.compiler._select import TRIMMED, trim_operations
 from compoworld.service import Environment, Provenance, build_service, check_service
 
 SPECS = Path(__file__).parent / "specs"
@@ -191,3 +192,22 @@ def test_malformed_specs_name_the_file_and_the_place(doc, place, message):
     error = caught.value
     assert error.source == "broken.json" and error.place == place
     assert message in str(error) and "broken.json" in str(error)
+
+
+def test_a_cut_operation_still_answers_the_refs_of_kept_ones():
+    """spacetraders' ``GET /factions`` ``$ref``s a schema inside ``POST /register``'s response."""
+    faction = {"type": "object", "properties": {"symbol": {"type": "string"},
+                                                "name": {"type": "string"}}}
+    paths = {f"/x{i}:frobnicate": {"post": {"responses": {}}} for i in range(3)}
+    paths["/register"] = {"post": {"responses": {"201": {"description": "ok", "content": {
+        "application/json": {"schema": faction}}}}}}
+    paths["/factions"] = {"get": {"responses": {"200": {"description": "ok", "content": {
+        "application/json": {"schema": {"type": "array", "items": {"$ref": (
+            "#/paths/~1register/post/responses/201/content/application~1json/schema")}}}}}}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "Space"}, "paths": paths}
+    trimmed = trim_operations(doc, 1)
+    assert trimmed["paths"]["/register"]["post"][TRIMMED] is True
+    spec = compile_openapi(trimmed, name="space", domain="developer",
+                           provenance=Provenance(source="space.json")).spec
+    assert [t.source for t in spec.tools] == ["GET /factions"]
+    assert {f.name for f in spec.entities[0].fields} >= {"symbol", "name"}

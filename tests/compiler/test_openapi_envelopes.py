@@ -5,6 +5,8 @@ from typing import Any
 
 from compoworld.compiler import compile_openapi, verify_spec
 from compoworld.compiler._openapi import _transport
+from compoworld.compiler._schema import Resolver
+from compoworld.compiler._shape import record_shape
 from compoworld.compiler._summary import summary_sentence
 from compoworld.service import Environment, Provenance, build_service
 
@@ -137,3 +139,36 @@ def test_a_name_is_a_persons_only_beside_the_records_own_first_or_last_name():
                            provenance=Provenance(source="flags.json")).spec
     fields = {f.name: f.type for e in spec.entities for f in e.fields}
     assert fields["maintainer_first_name"] == "FirstName" and fields["name"] == "string"
+
+
+def _folder() -> dict[str, Any]:
+    return {"type": "object", "properties": {"id": {"type": "string"},
+                                             "name": {"type": "string"}}}
+
+
+def test_a_list_named_by_the_paths_last_word_is_the_collection():
+    """Mailchimp's ``GET /campaign-folders`` answers ``{"folders": [...], "_links": [...]}``."""
+    answer = {"type": "object", "properties": {
+        "folders": {"type": "array", "items": _folder()},
+        "_links": {"type": "array", "items": {"type": "object", "properties": {
+            "href": {"type": "string"}}}},
+        "total_items": {"type": "integer"}}}
+    assert record_shape(Resolver({}, "x"), answer, "", hint="campaign-folders") == (
+        _folder()["properties"], True)
+
+
+def test_a_page_object_named_like_the_path_is_unwrapped():
+    """Spotify's ``GET /browse/featured-playlists``: ``{"message", "playlists": {"items"}}``."""
+    page = {"type": "object", "properties": {"items": {"type": "array", "items": _folder()},
+                                             "total": {"type": "integer"}}}
+    answer = {"type": "object", "properties": {"message": {"type": "string"}, "playlists": page}}
+    assert record_shape(Resolver({}, "x"), answer, "", hint="featured-playlists") == (
+        _folder()["properties"], True)
+
+
+def test_two_lists_with_no_name_to_choose_between_stay_one_object():
+    """motaword's ``GET /earnings``: ``{"completed": [...], "ongoing": [...], "total"}``."""
+    answer = {"type": "object", "properties": {
+        "completed": {"type": "array", "items": _folder()},
+        "ongoing": {"type": "array", "items": _folder()}, "total": {"type": "number"}}}
+    assert record_shape(Resolver({}, "x"), answer, "", hint="earnings")[1] is False

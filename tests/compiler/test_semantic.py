@@ -3,7 +3,8 @@
 import pytest
 
 from compoworld.compiler import infer_semantic
-from compoworld.compiler._rules import core_noun, entity_name, singular, split_verb
+from compoworld.compiler._rules import core_noun, entity_name, plural, singular, split_verb
+from compoworld.compiler._semantic import field_type
 
 
 @pytest.mark.parametrize(("name", "schema", "description", "entity", "expected"), [
@@ -68,6 +69,17 @@ from compoworld.compiler._rules import core_noun, entity_name, singular, split_v
     ("email", {"type": "string", "example": "jdoe"}, "", "", None),
     ("email", {"type": "string"}, "For example, the user's email", "", "Email"),
     ("website", {"type": "string", "example": "https://acme.com"}, "", "", "URL"),
+    # credits, payees, places, account holders
+    ("author", {"type": "string"}, "", "", "PersonName"),
+    ("author", {"type": "object"}, "", "", None),  # a record, not a name
+    ("illustrator", {"type": "string"}, "", "", "PersonName"),
+    ("publisher", {"type": "string"}, "", "", "CompanyName"),
+    ("payee_name", {"type": "string"}, "", "", "CompanyName"),
+    ("name", {"type": "string"}, "", "publisher", "CompanyName"),
+    ("name", {"type": "string"}, "", "city", "City"),
+    ("debtor_account_name", {"type": "string"}, "", "", "PersonName"),
+    ("account_name", {"type": "string"}, "", "", None),  # a budget's "Checking"
+    ("owners", {"type": "string"}, "The email addresses of all verified owners.", "", "Email"),
 ])
 def test_inference(name, schema, description, entity, expected):
     assert infer_semantic(name, schema, description, entity) == expected
@@ -83,9 +95,26 @@ def test_verbs_of_names(name, verb, rest):
     assert split_verb(name) == (verb, rest)
 
 
+@pytest.mark.parametrize(("name", "schema", "description", "expected"), [
+    ("authors", {"type": "array", "items": {"type": "string"}}, "", ("array", "PersonName")),
+    ("emails", {"type": "array", "items": {"type": "string"}}, "", ("array", "Email")),
+    ("phone_numbers", {"type": "array", "items": {"type": "string"}}, "", ("array", "Phone")),
+    ("owners", {"type": "array", "items": {"type": "string"}},
+     "The email addresses of all verified owners.", ("array", "Email")),
+    ("tags", {"type": "array", "items": {"type": "string"}}, "", ("array", "string")),
+    ("email", {"type": "array", "items": {"type": "string"}}, "", ("array", "Email")),
+    ("addresses", {"type": "array", "items": {"type": "object"}}, "", ("array", None)),
+])
+def test_lists_of_typed_values(name, schema, description, expected):
+    """A list holds the type its singular name (or its description) gives one value."""
+    assert field_type(name, schema, description) == expected
+
+
 def test_nouns_and_entities():
     assert [singular(w) for w in ("companies", "addresses", "people", "status", "faxes")] == [
         "company", "address", "person", "status", "fax"]
+    assert [plural(w) for w in ("series", "status", "company")] == [
+        "series", "statuses", "companies"]
     assert core_noun(["to", "watchlist"]) == ["watchlist"]
     assert core_noun(["user", "by", "email"]) == ["user"]
     assert core_noun(["rate", "based", "rule"]) == ["rate", "based", "rule"]

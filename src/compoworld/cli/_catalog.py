@@ -55,6 +55,9 @@ def build(
                                                "default subset.")] = None,
     retry_failed: Annotated[bool, typer.Option(help="Rebuild services recorded as failed.")]
     = False,
+    keep_islands: Annotated[bool, typer.Option(help="Keep services that share no identifying "
+                                               "type with any other (excluded by default).")]
+    = False,
 ) -> None:
     """Fetch (cached), select, compile and verify; resumable (a rerun skips finished services)."""
     from compoworld.compiler._build import build_catalog
@@ -67,10 +70,11 @@ def build(
         console.print(f"wrote {len(files)} embedded services to {out or EMBEDDED_DIR}")
         return
     report = build_catalog(source, out or Path("catalog"), limit=limit, workers=workers,
-                           retry_failed=retry_failed)
+                           retry_failed=retry_failed, keep_islands=keep_islands)
     console.print(f"{report.out_dir}: {report.built} built, {report.skipped_done} already done, "
                   f"{report.excluded} excluded (implementability), {report.failed} failed "
-                  f"({report.selected} selected)")
+                  f"({report.selected} selected); {report.islands} islands excluded (no "
+                  "identifying type shared with another service)")
 
 
 @app.command("stats")

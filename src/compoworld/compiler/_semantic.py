@@ -60,6 +60,11 @@ _NAMES = {
     "product_name": "ProductName", "order_no": "OrderNumber", "invoice_no": "InvoiceNumber",
     "tracking_code": "TrackingNumber", "address_line": "Address", "street1": "Address",
     "street_1": "Address",
+    # a credit on a work names its maker (strings only: an ``author`` object is a record)
+    "author": "PersonName", "artist": "PersonName", "illustrator": "PersonName",
+    "composer": "PersonName", "narrator": "PersonName", "photographer": "PersonName",
+    "publisher": "CompanyName", "manufacturer": "CompanyName", "operatorname": "CompanyName",
+    "payee": "CompanyName",
 }
 
 # Last word of the name → type (for names like ``billing_email``, ``total_price``).
@@ -99,15 +104,19 @@ _PEOPLE = {"user", "customer", "contact", "person", "people", "member", "employe
            "driver", "candidate", "subscriber", "recipient", "sender", "attendee", "participant",
            "teacher", "doctor", "client", "applicant", "speaker", "staff", "worker", "profile"}
 _COMPANIES = {"company", "organization", "organisation", "business", "vendor", "supplier",
-              "merchant", "employer", "brand", "manufacturer", "partner", "agency", "firm"}
+              "merchant", "employer", "brand", "manufacturer", "partner", "agency", "firm",
+              "publisher", "payee", "carrier", "airline", "bank", "operator"}
 _NAME_FIELDS = {"name", "display_name", "full_name"}
 """On a person-like entity these name the person; on a company-like one, the company."""
+_PLACES = {"city": "City", "town": "City"}
+"""On a place entity its name names the place."""
 _PRODUCTS = {"product"}
 _PRODUCT_FIELDS = {"name", "title", "display_name"}
 """On a product these name the product."""
 _PERSON_ROLES = (_PEOPLE - {"user", "profile", "client"}) | {
     "committer", "editor", "caller", "creator", "assignee", "reviewer", "approver", "requester",
-    "reporter", "signer", "by", "shopper", "donor", "volunteer", "instructor"}
+    "reporter", "signer", "by", "shopper", "donor", "volunteer", "instructor", "artist",
+    "illustrator", "composer", "narrator", "photographer", "holder", "cardholder"}
 """``<role>_name`` is a person's name (``customer_name``, ``changed_by_name``); ``user_name``
 is a user handle and ``client_name`` an OAuth application's."""
 _COMPANY_ROLES = _COMPANIES - {"brand", "partner", "agency", "firm"}
@@ -138,8 +147,8 @@ _SAID_FIRST = r"^(?:the |an? |your )?(?:(?!of |for |to |with )[\w'-]+ ){0,3}"
 _DESCRIPTIONS = (
     # what the value is, said first: "The customer's email address", "Mobile phone number"
     # (not "The name shown instead of the email address", "Country of the phone number")
-    (re.compile(_SAID_FIRST + r"e-?mail address\b", re.I), "Email"),
-    (re.compile(_SAID_FIRST + r"(?:tele)?phone number\b", re.I), "Phone"),
+    (re.compile(_SAID_FIRST + r"e-?mail address(?:es)?\b", re.I), "Email"),
+    (re.compile(_SAID_FIRST + r"(?:tele)?phone numbers?\b", re.I), "Phone"),
     (re.compile(r"\bISO[ -]?4217\b|\bcurrency code\b", re.I), "Currency"),
     (re.compile(r"\bISO[ -]?3166\b.*alpha-?2|\btwo-letter country code\b", re.I), "CountryCode"),
     (re.compile(r"\bYYYY-MM-DD\b(?!T| ?hh)", re.I), "Date"),
@@ -160,6 +169,26 @@ def words(name: str) -> str:
     name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
     name = re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_").lower()
     return re.sub(r"_+", "_", name)
+
+
+_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
+              "data": "data", "media": "media", "news": "news", "series": "series", "species": "species",
+              "status": "status", "analysis": "analysis", "address": "address",
+              "business": "business", "access": "access", "canvas": "canvas", "alias": "alias",
+              "class": "class", "settings": "settings", "details": "details", "metadata": "metadata"}
+
+
+def singular(word: str) -> str:
+    """``"companies"`` → ``"company"``, ``"addresses"`` → ``"address"``, ``"people"`` → ``"person"``."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("shes", "sh"), ("ches", "ch"),
+                         ("xes", "x"), ("uses", "us"), ("statuses", "status")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            return word[: -len(suffix)] + repl
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def _fits(semantic: str, json_type: str | None) -> bool:
@@ -212,6 +241,8 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
         candidates.append("CompanyName")
     if snake in _PRODUCT_FIELDS and kind in _PRODUCTS:
         candidates.append("ProductName")
+    if snake in _NAME_FIELDS and kind in _PLACES:
+        candidates.append(_PLACES[kind])
     candidates += _role_name(parts)
     if snake in _NAMES:
         candidates.append(_NAMES[snake])
@@ -243,9 +274,15 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
     return None
 
 
+_ACCOUNT_PARTIES = {"debtor", "creditor", "beneficiary", "payer", "payee", "holder"}
+"""``debtor_account_name``: in open banking, the name of the account's owner."""
+
+
 def _role_name(parts: list[str]) -> list[str]:
-    """``customer_name`` / ``author_display_name`` → PersonName, ``vendor_name`` →
-    CompanyName."""
+    """``customer_name`` / ``author_display_name`` / ``debtor_account_name`` → PersonName,
+    ``vendor_name`` → CompanyName."""
+    if len(parts) >= 3 and parts[-2:] == ["account", "name"] and parts[-3] in _ACCOUNT_PARTIES:
+        return ["PersonName"]
     if len(parts) >= 2 and parts[-1] == "name":
         role = parts[-3] if parts[-2] in ("display", "full") and len(parts) >= 3 else parts[-2]
         if role in _PERSON_ROLES or (role == "user" and parts[-2] in ("display", "full")):
@@ -303,6 +340,13 @@ def field_type(name: str, schema: dict[str, Any] | None, description: str = "",
     if json_type == "array":
         items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
         item_type = items.get("type") if isinstance(items.get("type"), str) else None
+        if item_type in (None, "string"):  # ``emails``, ``authors``: a list of typed values
+            parts = words(name).split("_")
+            one = "_".join([*parts[:-1], singular(parts[-1])])
+            item_semantic = infer_semantic(one, items, str(items.get("description") or
+                                                            description), entity)
+            if item_semantic:
+                return "array", item_semantic
         return "array", _JSON_OF.get(item_type or "")
     if json_type in _JSON_OF or json_type == "object":
         return str(json_type), None

@@ -31,6 +31,14 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+def _wanted(hint: str) -> set[str]:
+    """Keys naming the path's resource: ``campaign-folders`` → ``campaignfolders``,
+    ``campaignfolder``, ``folders``, ``folder`` (Mailchimp answers ``{"folders": [...]}``)."""
+    parts = words(hint.strip("{}")).split("_")
+    last = parts[-1]
+    return {_key(hint), _key(singular("_".join(parts))), _key(last), _key(singular(last))} - {""}
+
+
 def _payload(props: dict[str, dict[str, Any]], hint: str) -> str | None:
     """The key of the one object an envelope wraps, or None when ``props`` is a record.
 
@@ -39,7 +47,7 @@ def _payload(props: dict[str, dict[str, Any]], hint: str) -> str | None:
     scalars (``status_code``, ``status``, ``server_knowledge``) or known envelope parts
     (``meta``, ``links``, ``errors``). A record has an id, so anything with one is no envelope.
     """
-    wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
+    wanted = _wanted(hint)
     objects = [k for k, v in props.items() if is_object(v)
                and (_key(k) in _PAYLOADS or _key(k) in wanted)]
     if len(objects) != 1:
@@ -61,7 +69,7 @@ def _nested_list(item: dict[str, dict[str, Any]], hint: str) -> str | None:
     if len(arrays) != 1:
         return None
     others = [v for k, v in item.items() if k != arrays[0]]
-    wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
+    wanted = _wanted(hint)
     if not others or (_key(arrays[0]) in wanted and len(others) <= 3
                       and all(v.get("type") in SCALARS for v in others)):
         return arrays[0]
@@ -103,11 +111,11 @@ def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: s
         return _items(resolver, schema, place, hint, depth), True
     props = resolver.properties(schema, place)
     arrays = {k: v for k, v in props.items() if v.get("type") == "array" or "items" in v}
-    wanted = _key(hint)
+    wanted = _wanted(hint)
     named = [k for k in arrays if k.lower() in _WRAPPERS] or [
-        k for k in arrays if wanted and _key(k) == wanted]
-    key = named[0] if named else (next(iter(arrays)) if len(arrays) == 1 and len(props) <= 4
-                                  else None)
+        k for k in arrays if _key(k) in wanted]
+    data = [k for k in arrays if words(k) not in _META]  # not ``_links`` beside the list
+    key = named[0] if named else (data[0] if len(data) == 1 and len(props) <= 4 else None)
     if key is not None:
         inner = _items(resolver, arrays[key], f"{place}/properties/{key}", hint, depth)
         if inner:
@@ -135,8 +143,7 @@ def body_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: str
     props = resolver.properties(schema, place)
     if len(props) == 1:
         (key, inner), = props.items()
-        wanted = {_key(hint), _key(singular(words(hint.strip("{}"))))} - {""}
-        if is_object(inner) and (_key(key) in _PAYLOADS or _key(key) in wanted):
+        if is_object(inner) and (_key(key) in _PAYLOADS or _key(key) in _wanted(hint)):
             inner_props = resolver.properties(inner, f"{place}/properties/{key}")
             if inner_props:
                 return inner_props, [str(r) for r in inner.get("required") or []], inner

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from compoworld.compiler._record import spec_summary
+from compoworld.compiler._record import linked, spec_summary
 from compoworld.errors import UserError
 from compoworld.service import load_spec
 
@@ -70,7 +70,10 @@ def catalog_stats(catalog: str | Path) -> dict[str, Any]:
     ``semantic_field_share`` (entity fields with a shared semantic type), ``linked_services``
     and ``linked_share`` (services sharing an identifying type — Email, Phone, PersonName,
     CompanyName, URL, Address parts... not Date or Money — with another service),
-    ``licenses``, plus ``failed`` / ``excluded`` counts of a built catalog.
+    ``licenses``, plus ``failed`` / ``excluded`` counts of a built catalog, ``islands`` (the
+    excluded services that shared no identifying type with another) and
+    ``verified_linked_share`` (the linked share of every verified service, islands included:
+    what the semantic typing links before the selection drops the islands).
     """
     records = catalog_records(catalog)
     tools = sum(r["tools"] for r in records)
@@ -81,8 +84,7 @@ def catalog_stats(catalog: str | Path) -> dict[str, Any]:
         entry = domains.setdefault(r["domain"], {"services": 0, "tools": 0})
         entry["services"] += 1
         entry["tools"] += r["tools"]
-    holders = Counter(t for r in records for t in r["linking_types"])
-    linked = [r["name"] for r in records if any(holders[t] > 1 for t in r["linking_types"])]
+    connected = linked(records)
     fields = sum(r["fields"] for r in records)
     manifest = Path(catalog) / "catalog.json"
     extra = orjson.loads(manifest.read_bytes()) if manifest.is_file() else {}
@@ -96,11 +98,14 @@ def catalog_stats(catalog: str | Path) -> dict[str, Any]:
         "domains": dict(sorted(domains.items(), key=lambda kv: (-kv[1]["services"], kv[0]))),
         "semantic_field_share": round(sum(r["semantic_fields"] for r in records) / fields, 4)
         if fields else 0.0,
-        "linked_services": len(linked),
-        "linked_share": round(len(linked) / len(records), 4) if records else 0.0,
+        "linked_services": len(connected),
+        "linked_share": round(len(connected) / len(records), 4) if records else 0.0,
         "licenses": dict(Counter(r.get("license") or "unstated" for r in records).most_common()),
         "failed": len(extra.get("failed", {})),
         "excluded": len(extra.get("excluded", {})),
+        "islands": len(extra.get("islands", [])),
+        "verified_linked_share": extra.get("verified_linked_share", round(
+            len(connected) / len(records), 4) if records else 0.0),
     }
 
 
