@@ -172,3 +172,37 @@ def test_two_lists_with_no_name_to_choose_between_stay_one_object():
         "completed": {"type": "array", "items": _folder()},
         "ongoing": {"type": "array", "items": _folder()}, "total": {"type": "number"}}}
     assert record_shape(Resolver({}, "x"), answer, "", hint="earnings")[1] is False
+
+
+def test_records_keyed_by_id_under_results_are_a_collection():
+    """Oxford Dictionaries' ``GET /grammaticalFeatures/{source_language}``:
+    ``{"metadata": {...}, "results": {"<id>": {"en": "..."}}}``."""
+    label = {"type": "object", "properties": {"en": {"type": "string"}}}
+    answer = {"type": "object", "properties": {
+        "metadata": {"type": "object"},
+        "results": {"type": "object", "additionalProperties": label}}}
+    assert record_shape(Resolver({}, "x"), answer, "", hint="grammaticalFeatures") == (
+        label["properties"], True)
+
+
+def test_a_record_with_an_id_holding_its_items_is_no_envelope():
+    """Magento's cart: ``{"id": 3, "items": [...], "customer": {...}}`` is one cart."""
+    cart = {"type": "object", "properties": {"id": {"type": "integer"},
+                                             "items": {"type": "array", "items": _folder()},
+                                             "is_active": {"type": "boolean"}}}
+    props, many = record_shape(Resolver({}, "x"), cart, "", hint="mine")
+    assert many is False and set(props) == {"id", "items", "is_active"}
+
+
+def test_the_callers_own_record_is_read_as_a_singleton():
+    """``GET /carts/mine`` is the caller's cart, not a collection of "mines"."""
+    cart = {"type": "object", "properties": {"id": {"type": "integer"},
+                                             "items_count": {"type": "integer"}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "Shop"}, "paths": {
+        "/carts/mine": {"get": {"responses": _ok(cart)}},
+        "/carts/mine/items": {"get": {"responses": _ok({"type": "array", "items": _folder()})}},
+    }}
+    spec = compile_openapi(doc, name="shop", domain="commerce",
+                           provenance=Provenance(source="shop.json")).spec
+    assert {(t.name, t.op, t.entity) for t in spec.tools} == {
+        ("get_cart", "get", "cart"), ("list_carts_items", "list", "carts_item")}

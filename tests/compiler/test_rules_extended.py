@@ -348,3 +348,27 @@ def test_a_collection_under_a_plural_literal_is_a_relation_and_a_path_search_no_
     assert repost.op == "delete" and repost.entity == "reposts_playlist"
     search = tools["GET /collection/search/{searchTerms}"]
     assert search.simulated and "search by the path parameter" in (search.simulated_reason or "")
+
+
+def test_a_verb_in_an_items_name_that_disagrees_with_the_method_is_part_of_the_noun():
+    # api.video: DELETE /upload-tokens/{uploadToken} deletes an upload token
+    token = _obj(token="string", ttl="integer")
+    tools, _ = _compile({
+        "/upload-tokens": {"get": {"responses": _ok({"type": "array", "items": token})}},
+        "/upload-tokens/{uploadToken}": {
+            "get": {"parameters": [_p("uploadToken")], "responses": _ok(token)},
+            "delete": {"parameters": [_p("uploadToken")],
+                       "responses": {"204": {"description": "gone"}}}}})
+    delete = tools["DELETE /upload-tokens/{uploadToken}"]
+    assert (delete.op, delete.entity, delete.simulated) == ("delete", "upload_token", False)
+    assert tools["GET /upload-tokens/{uploadToken}"].entity == "upload_token"
+
+
+def test_a_qualifier_inside_a_reads_path_names_no_resource():
+    # trakt.tv: GET /comments/recent/{comment_type}/{type} lists recent comments
+    comment = _obj(comment="string", comment_type="string", type="string")
+    tools, _ = _compile({"/comments/recent/{comment_type}/{type}": {"get": {
+        "parameters": [_p("comment_type"), _p("type")],
+        "responses": _ok({"type": "array", "items": comment})}}})
+    (tool,) = tools.values()
+    assert (tool.name, tool.op, tool.entity) == ("list_comments", "list", "comment")

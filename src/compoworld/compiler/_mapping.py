@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from compoworld.compiler._assemble import Assembler
-from compoworld.compiler._operation import Operation, opid_verb, read_path
+from compoworld.compiler._operation import QUALIFIERS, Operation, opid_verb, read_path
 from compoworld.compiler._rules import (
     COMPUTE_NOUNS,
     COMPUTE_VERBS,
@@ -53,10 +53,6 @@ def _id_in_params(op: Operation, entity: str) -> str | None:
     return None
 
 
-_QUALIFIERS = {"recent", "latest", "popular", "top", "trending", "upcoming", "past", "active",
-               "featured"}
-"""A path answering a list and ending in one of these qualifies the noun before it
-(``/media/recent``: a list of media)."""
 
 
 _OWN_IDS = ("id", "sid", "uuid", "guid", "key", "number", "code", "name", "slug")
@@ -108,7 +104,7 @@ def _map(op: Operation) -> ToolPlan | None:
     if not chain or not chain[-1][0]:
         op.reason = "the path names no resource"
         return None
-    if (op.many and identifier(str(chain[-1][0])) in _QUALIFIERS and not chain[-1][1]
+    if (op.many and identifier(str(chain[-1][0])) in QUALIFIERS and not chain[-1][1]
             and len(chain) > 1 and chain[-2][0] and not chain[-2][1]):
         chain = [*chain[:-2], [chain[-2][0], None]]  # /users/{id}/media/recent: the media
         op.chain = chain

@@ -21,6 +21,14 @@ from compoworld.compiler._tooling import ToolPlan, emit_plan
 
 _BARE_VERBS = {"get", "edit", "update", "delete", "remove", "view", "show"}
 """Bare verbs that sit between a collection and its id: ``/Conversations/Edit/{id}``."""
+_ITEM_FAMILIES = {"GET": "get", "PUT": "update", "PATCH": "update", "DELETE": "delete"}
+"""What a method does to an item; a name's verb that disagrees is part of the noun."""
+QUALIFIERS = {"recent", "latest", "popular", "top", "trending", "upcoming", "past", "active",
+              "featured"}
+"""Words that qualify a listing (``/media/recent``, ``/comments/recent/{type}``)."""
+_CALLER = {"me", "mine", "self", "my"}
+"""Literals standing for the caller's own record where an id would be: ``/carts/mine``,
+``/users/self/feed``. The seeded world has one caller, so they scope nothing."""
 
 
 @dataclass
@@ -67,6 +75,15 @@ class Operation:
         emit_plan(asm, plan, inputs, self.record)
 
 
+def _qualifies(seg: str, chain: list[list[str | None]], inner_read: bool) -> bool:
+    """Whether a literal after a collection only qualifies it: the caller's own record
+    (``/carts/mine``) or, inside a read's path, a kind of listing (``/comments/recent/{type}``:
+    comments). Such a literal names no resource of its own."""
+    if not chain or not chain[-1][0] or chain[-1][1] is not None:
+        return False
+    return seg.lower() in _CALLER or (inner_read and identifier(seg) in QUALIFIERS)
+
+
 def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
     """Resources along the path as [noun, id param] pairs, and a trailing verb if any."""
     chain: list[list[str | None]] = []
@@ -85,7 +102,7 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
                 chain[-1][1] = pname
             else:
                 chain.append([None, pname])
-        elif seg:
+        elif seg and not _qualifies(seg, chain, op.method == "GET" and not last):
             chain.append([seg, None])
     chain += chain_tail
     for i in range(len(chain) - 1, 0, -1):
@@ -104,8 +121,11 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
         if tail is chain[-1] and not rest and known and len(chain) > 1 and tail[1] is None:
             verb = first  # /pads/get, /orders/{id}/cancel, /messages/send
             chain.pop()
-        elif rest and known and not (op.method == "GET" and _writes(first)):
+        elif rest and known and not (op.method == "GET" and _writes(first)) and not (
+                tail[1] and _ITEM_FAMILIES.get(op.method, classify_verb(first))
+                not in (classify_verb(first), "list")):
             verb, tail[0] = first, "_".join(rest)  # /createPad, /GetPostAndParent/{id}
+            # (not DELETE /upload-tokens/{id}: a method on an item names the operation)
     if (not chain or chain[-1][0] is None) and op.operation_id:
         parts = [p for p in op.operation_id.replace("-", ".").split(".") if p]
         if len(parts) >= 2:  # Google: pubsub.projects.topics.get

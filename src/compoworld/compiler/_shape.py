@@ -24,6 +24,9 @@ _META = {"meta", "metadata", "links", "link", "pagination", "paging", "page_info
          "headers", "debug", "summary", "cursor", "cursors", "counts"}
 """Envelope siblings of the payload that are never part of the record."""
 _MAX_UNWRAP = 3
+_PAGING = re.compile(r"next|cursor|page|total|count|offset|limit|has_more")
+"""Names of paging markers: an object with an id and one of these is a page (Google's
+``{"id", "items", "nextPageToken"}``), not a record holding a list."""
 _ID = re.compile(r"^(id|uuid|guid)$|(?<!request)_(id|uuid|guid)$")
 
 
@@ -76,6 +79,16 @@ def _nested_list(item: dict[str, dict[str, Any]], hint: str) -> str | None:
     return None
 
 
+def _map_values(resolver: Resolver, schema: dict[str, Any], place: str
+                ) -> dict[str, dict[str, Any]]:
+    """The record properties of a map's values (``additionalProperties`` objects), else {}."""
+    values = schema.get("additionalProperties")
+    if schema.get("properties") or not isinstance(values, dict):
+        return {}
+    return resolver.properties(resolver.schema(values, place + "/additionalProperties"),
+                               place + "/additionalProperties")
+
+
 def _items(resolver: Resolver, array: dict[str, Any], place: str, hint: str, depth: int
            ) -> dict[str, dict[str, Any]]:
     """The properties of an array's items, through items that only group a nested list."""
@@ -116,10 +129,16 @@ def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: s
         k for k in arrays if _key(k) in wanted]
     data = [k for k in arrays if words(k) not in _META]  # not ``_links`` beside the list
     key = named[0] if named else (data[0] if len(data) == 1 and len(props) <= 4 else None)
+    if "id" in props and not any(_PAGING.search(words(k)) for k in props):
+        key = None  # a record holds its lists (a cart its items); a page of a feed pages
     if key is not None:
         inner = _items(resolver, arrays[key], f"{place}/properties/{key}", hint, depth)
         if inner:
             return inner, True
+    for key in [k for k in props if k.lower() in _WRAPPERS] if not arrays else []:
+        keyed = _map_values(resolver, props[key], f"{place}/properties/{key}")
+        if keyed:  # {"results": {"<id>": {...}}}: records keyed by id, a collection
+            return keyed, True
     payload = _payload(props, hint) if depth < _MAX_UNWRAP else None
     if payload is not None:
         inner_place = f"{place}/properties/{payload}"
