@@ -364,6 +364,27 @@ def test_a_verb_in_an_items_name_that_disagrees_with_the_method_is_part_of_the_n
     assert tools["GET /upload-tokens/{uploadToken}"].entity == "upload_token"
 
 
+def test_a_post_on_a_plural_collection_named_verb_first_creates_the_same_noun():
+    # api.video: GET and POST /upload-tokens, GET /upload-tokens/{uploadToken}: one entity
+    token = _obj(token="string", ttl="integer")
+    tools, verified = _compile({
+        "/upload-tokens": {
+            "get": {"responses": _ok({"type": "array", "items": token})},
+            "post": {"operationId": "POST_upload-tokens",
+                     "requestBody": _body(_obj(ttl="integer")), "responses": _ok(token)}},
+        "/upload-tokens/{uploadToken}": {
+            "get": {"parameters": [_p("uploadToken")], "responses": _ok(token)}}})
+    create = tools["POST /upload-tokens"]
+    assert (create.op, create.entity) == ("create", "upload_token")
+    assert {t.entity for t in tools.values()} == {"upload_token"}
+    assert create.name in verified.implemented
+    # etherpad: POST /createPad has no GET reading it as a noun: still the verb create + pad
+    tools, _ = _compile({"/createPad": {"post": {
+        "requestBody": _body(_obj(padID="string", text="string")),
+        "responses": _ok(_obj(padID="string"))}}})
+    assert [(t.op, t.entity) for t in tools.values()] == [("create", "pad")]
+
+
 def test_a_qualifier_inside_a_reads_path_names_no_resource():
     # trakt.tv: GET /comments/recent/{comment_type}/{type} lists recent comments
     comment = _obj(comment="string", comment_type="string", type="string")
@@ -372,3 +393,95 @@ def test_a_qualifier_inside_a_reads_path_names_no_resource():
         "responses": _ok({"type": "array", "items": comment})}}})
     (tool,) = tools.values()
     assert (tool.name, tool.op, tool.entity) == ("list_comments", "list", "comment")
+
+
+def test_a_state_or_form_after_a_collection_qualifies_the_listing():
+    # pandascore: GET /matches/running; github: GET /gists/starred; e-conomic: /employees/paged
+    match = _obj(name="string", status="string")
+    tools, _ = _compile({
+        path: {"get": {"responses": _ok({"type": "array", "items": match})}}
+        for path in ("/matches/running", "/gists/starred", "/employees/paged")})
+    assert {s: (t.op, t.entity) for s, t in tools.items()} == {
+        "GET /matches/running": ("list", "match"), "GET /gists/starred": ("list", "gist"),
+        "GET /employees/paged": ("list", "employee")}
+
+
+def test_a_qualifier_after_a_collection_only_qualifies_reads_and_verbs():
+    # thesmsworks: POST /messages/failed queries failed messages (no send);
+    # winsms: POST /sms/outgoing/send sends an SMS
+    message = _obj(content="string", destination="string", sender="string")
+    tools, _ = _compile({
+        "/messages/failed": {"post": {"requestBody": _body(_obj(sender="string")),
+                                      "responses": _ok({"type": "array", "items": message})}},
+        "/sms/outgoing/send": {"post": {"requestBody": _body(message),
+                                        "responses": _ok({"type": "array", "items": message})}}})
+    failed = tools["POST /messages/failed"]
+    assert failed.simulated and failed.op == "action" and failed.entity != "message"
+    send = tools["POST /sms/outgoing/send"]
+    assert (send.op, send.entity, send.rule) == ("action", "sms", "action:verb send → send sms")
+
+
+def test_a_method_and_path_operation_id_names_no_verb():
+    # api.video: POST /auth/api-key, operationId POST_auth-api-key, exchanges a key for a token
+    tools, _ = _compile({"/auth/api-key": {"post": {
+        "operationId": "POST_auth-api-key", "requestBody": _body(_obj(apiKey="string")),
+        "responses": _ok(_obj(access_token="string", token_type="string"))}}})
+    (tool,) = tools.values()
+    assert tool.simulated and tool.op == "action"
+    assert "singular name" in (tool.simulated_reason or "")
+
+
+def test_a_plural_that_only_groups_collections_names_no_relation():
+    # vmware vrni: GET /data-sources/checkpoint-firewalls/{id}; soundcloud: /likes/tracks/{id};
+    # telstra: POST /reports/messages (messagesReport) requests a report, it sends nothing
+    firewall = _obj(ip="string", nickname="string")
+    tools, _ = _compile({
+        "/data-sources/checkpoint-firewalls/{id}": {"get": {
+            "parameters": [_p("id")], "responses": _ok(firewall)}},
+        "/likes/tracks/{id}": {"delete": {
+            "parameters": [_p("id")], "responses": {"200": {"description": "OK"}}}},
+        "/reports/messages": {"post": {
+            "operationId": "messagesReport", "requestBody": _body(_obj(startDate="string")),
+            "responses": _ok(_obj(reportId="string"))}}})
+    assert tools["GET /data-sources/checkpoint-firewalls/{id}"].entity == "checkpoint_firewall"
+    assert tools["DELETE /likes/tracks/{id}"].entity == "likes_track"
+    report = tools["POST /reports/messages"]
+    assert report.simulated and report.entity != "message"
+
+
+def test_a_post_on_a_singleton_named_by_method_and_path_is_no_update():
+    # graphhopper: POST /matrix, operationId postMatrix, computes a matrix
+    tools, _ = _compile({"/matrix": {
+        "get": {"parameters": [_q("point")], "responses": _ok(_obj(distances="string"))},
+        "post": {"operationId": "postMatrix", "requestBody": _body(_obj(points="string")),
+                 "responses": _ok(_obj(distances="string"))}}})
+    post = tools["POST /matrix"]
+    assert post.simulated and "is not an update" in (post.simulated_reason or "")
+
+
+def test_a_name_ending_in_a_read_verb_is_a_noun_under_a_write():
+    # google calendar: POST /users/me/calendarList (calendar.calendarList.insert) inserts
+    entry = _obj(id="string", summary="string", colorId="string")
+    tools, _ = _compile({"/users/me/calendarList": {
+        "get": {"operationId": "calendar.calendarList.list",
+                "responses": _ok({"type": "array", "items": entry})},
+        "post": {"operationId": "calendar.calendarList.insert", "requestBody": _body(entry),
+                 "responses": _ok(entry)}}})
+    insert = tools["POST /users/me/calendarList"]
+    assert insert.op == "create" and insert.rule == "rpc:verb insert → create"
+    assert insert.entity == tools["GET /users/me/calendarList"].entity
+
+
+def test_a_by_literal_after_a_collection_selects_that_collection():
+    # circuit sandbox: GET /conversations/byIds; amadeus safe place:
+    # GET /safety/safety-rated-locations/by-square
+    place = _obj(name="string", latitude="number", longitude="number")
+    tools, _ = _compile({
+        "/conversations/byIds": {"get": {"parameters": [_q("ids", required=True)],
+                                         "responses": _ok({"type": "array", "items": place})}},
+        "/safety/safety-rated-locations/by-square": {"get": {
+            "parameters": [_q("north", "number"), _q("south", "number")],
+            "responses": _ok({"type": "array", "items": place})}}})
+    assert tools["GET /conversations/byIds"].entity == "conversation"
+    assert tools["GET /safety/safety-rated-locations/by-square"].entity == \
+        "safety_rated_location"

@@ -44,6 +44,16 @@ def obj(**props: Any) -> dict[str, Any]:
     (obj(meta=obj(total={"type": "integer"}), data={"type": "array", "items": obj(
         Brand={"type": "array", "items": obj(BrandName={"type": "string"}, Contact={
             "type": "array", "items": REF})})}), "contacts", True),
+    # musixmatch: {message: {header: {status_code}, body: {track_list: [{track: {...}}]}}}
+    (obj(message=obj(header=obj(status_code={"type": "number"}), body=obj(
+        track_list={"type": "array", "items": obj(track=REF)}))), "track.search", True),
+    # musixmatch one record: {message: {header: {...}, body: {track: {...}}}}
+    (obj(message=obj(header=obj(status_code={"type": "number"}), body=obj(track=REF))),
+     "track.get", False),
+    # UK Parliament oral questions: {Response: [...], PagingInfo, StatusCode, Success, Errors}
+    (obj(Errors={"type": "array", "items": {"type": "string"}},
+         PagingInfo=obj(Total={"type": "integer"}), Response={"type": "array", "items": REF},
+         StatusCode={"type": "string"}, Success={"type": "boolean"}), "list", True),
 ])
 def test_envelopes_are_unwrapped_to_the_record(schema, hint, many):
     assert shape(schema, hint) == (["email", "id", "name"], many)
@@ -81,3 +91,30 @@ def test_flatten_opens_two_levels_and_spends_the_field_budget_on_facts():
     assert len(tight) <= 7
     shallow = flatten(record, levels=1)
     assert "owner_address" in shallow and "owner_address_city" not in shallow
+
+
+def test_a_lone_object_is_unwrapped_only_around_a_list_or_an_envelope():
+    # payrun.io: {LinkCollection: {Links: {Link: [...]}}}, links only: stays one object
+    links = obj(LinkCollection=obj(Links=obj(Link={"type": "array", "items": obj(
+        href={"type": "string"})})))
+    assert shape(links, "tags") == (["LinkCollection"], False)
+    # opendatanetwork.com (an example): {topics: {demographics: {...}}} is a map, no envelope
+    topics = obj(topics=obj(demographics=obj(name={"type": "string"})))
+    assert shape(topics, "availability") == (["topics"], False)
+    # a list beside more than metadata stays part of one object
+    report = obj(Response={"type": "array", "items": REF}, Owner=obj(name={"type": "string"}),
+                 a={"type": "string"}, b={"type": "string"}, c={"type": "string"})
+    assert shape(report, "report") == (["Owner", "Response", "a", "b", "c"], False)
+
+
+def test_identifying_facts_of_objects_too_large_to_flatten_are_lifted():
+    # adyen.com FundService: accountHolderDetails has more than 16 properties
+    details = {f"other{i}": {"type": "string"} for i in range(18)}
+    details |= {"email": {"type": "string"}, "fullPhoneNumber": {"type": "string"},
+                "merchantCategoryCode": {"type": "string"}}
+    record = {"accountHolderCode": {"type": "string"}, "accountHolderDetails": obj(**details)}
+    flat = flatten(record)
+    assert set(flat) == {"accountHolderCode", "accountHolderDetails",
+                         "accountHolderDetails_email", "accountHolderDetails_fullPhoneNumber"}
+    assert set(flatten(record, max_fields=3)) == {  # the budget holds: one fact lifted
+        "accountHolderCode", "accountHolderDetails", "accountHolderDetails_email"}

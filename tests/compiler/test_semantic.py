@@ -80,6 +80,18 @@ from compoworld.compiler._semantic import field_type
     ("debtor_account_name", {"type": "string"}, "", "", "PersonName"),
     ("account_name", {"type": "string"}, "", "", None),  # a budget's "Checking"
     ("owners", {"type": "string"}, "The email addresses of all verified owners.", "", "Email"),
+    # product identifiers: chompthis.com, ean-search.org, isbndb.com, spotify, google
+    # manufacturers
+    ("barcode", {"type": "string"}, "EAN/UPC barcode", "", "GTIN"),
+    ("barcode", {"type": "string"}, "base64 encoded PNG image", "", None),  # ean-search.org
+    ("barcode", {"type": "string"}, "", "", None),
+    ("ean", {"type": "string"}, "", "", "GTIN"),
+    ("ean", {"type": "integer"}, "", "", None),  # a number loses the leading zeros
+    ("external_ids_upc", {"type": "string"}, "", "", "GTIN"),
+    ("gtin", {"type": "string", "example": "abc"}, "", "", None),
+    ("isbn13", {"type": "string"}, "", "", "ISBN"),
+    ("isbn", {"type": "string", "example": "0-306-40615-2"}, "", "", "ISBN"),
+    ("code", {"type": "string"}, "The UPC prefix of the company", "", None),
 ])
 def test_inference(name, schema, description, entity, expected):
     assert infer_semantic(name, schema, description, entity) == expected
@@ -104,6 +116,7 @@ def test_verbs_of_names(name, verb, rest):
     ("tags", {"type": "array", "items": {"type": "string"}}, "", ("array", "string")),
     ("email", {"type": "array", "items": {"type": "string"}}, "", ("array", "Email")),
     ("addresses", {"type": "array", "items": {"type": "object"}}, "", ("array", None)),
+    ("gtin", {"type": "array", "items": {"type": "string"}}, "", ("array", "GTIN")),
 ])
 def test_lists_of_typed_values(name, schema, description, expected):
     """A list holds the type its singular name (or its description) gives one value."""

@@ -68,3 +68,37 @@ def test_verification_is_deterministic_and_leaves_compiled_services_usable():
     assert first.spec.model_dump_json() == second.spec.model_dump_json()
     env = Environment([build_service(first.spec)], seed=4)
     assert env.call("helpdesk__list_tickets", {"limit": 2})["success"]
+
+
+def _suggestions(*keys: ParamSpec) -> ServiceSpec:
+    # After vtex_marketplace_apis: DELETE /suggestions/{sellerId}/{sellerSkuId}, where match
+    # records reference the suggestion they matched.
+    suggestion = EntitySpec(name="suggestion", seed_count=2, fields=[
+        FieldSpec(name="seller_id", type="string"), FieldSpec(name="seller_sku_id", type="string"),
+        FieldSpec(name="state", type="string", enum=["new", "done"])])
+    match = EntitySpec(name="match", seed_count=6, fields=[
+        FieldSpec(name="suggestion_id", type="Ref", ref="suggestion"),
+        FieldSpec(name="score", type="integer")])
+    delete = ToolSpec(name="delete_suggestion", description="Delete a suggestion.", op="delete",
+                      entity="suggestion", params=list(keys))
+    return ServiceSpec(name="market", domain="retail", description="Suggestions.",
+                       entities=[suggestion, match], tools=[delete])
+
+
+def test_a_keyed_delete_of_a_referenced_record_is_checked_on_a_copy_the_key_names_alone():
+    spec = _suggestions(
+        ParamSpec(name="seller_id", role="filter", field="seller_id", required=True),
+        ParamSpec(name="seller_sku_id", role="filter", field="seller_sku_id", required=True))
+    verified = verify_spec(spec)
+    assert verified.implemented == ["delete_suggestion"], verified.simulated
+    assert "delete" in verified.checks["delete_suggestion"].checks
+
+
+def test_a_delete_refused_as_still_referenced_fails_with_that_reason():
+    # The only key is enumerated: the copy cannot be told apart from the seeded records, so
+    # the call deletes a referenced seeded one and is refused; never a pass, never a loop.
+    spec = _suggestions(ParamSpec(name="state", role="filter", field="state", required=True))
+    verified = verify_spec(spec)
+    assert verified.implemented == []
+    reason = verified.simulated["delete_suggestion"]
+    assert reason.startswith("verify: delete (the key names") and "409" in reason

@@ -7,7 +7,13 @@
 from __future__ import annotations
 
 from compoworld.compiler._assemble import Assembler
-from compoworld.compiler._operation import QUALIFIERS, Operation, opid_verb, read_path
+from compoworld.compiler._operation import (
+    QUALIFIERS,
+    Operation,
+    echoes_method,
+    opid_verb,
+    read_path,
+)
 from compoworld.compiler._rules import (
     COMPUTE_NOUNS,
     COMPUTE_VERBS,
@@ -73,6 +79,22 @@ def _plural(word: str | None) -> bool:
     return len(last) > 3 and singular(last) != last
 
 
+_GROUPS = {"resource", "source", "activity"}
+"""Plurals that only group the collections under them (``/data-sources/checkpoint-firewalls``,
+``/resources/campaigns``, ``/activities/calls``): before another plural they name no relation."""
+
+
+def _grouping(word: str | None) -> bool:
+    return singular(identifier(str(word or "")).split("_")[-1]) in _GROUPS
+
+
+def _by_key(word: str) -> bool:
+    """``by_ids``, ``by_square``, ``by_country``: a literal saying how a listing is selected
+    (``/conversations/byIds``, ``/safety-rated-locations/by-square``), not a resource."""
+    words = word.split("_")
+    return len(words) > 1 and words[0] == "by"
+
+
 def _keyed_noun(chain: list[list[str | None]]) -> bool:
     """Whether the path's trailing parameters follow a noun that has a parameter itself."""
     start = len(chain) - 1
@@ -104,12 +126,14 @@ def _map(op: Operation) -> ToolPlan | None:
     if not chain or not chain[-1][0]:
         op.reason = "the path names no resource"
         return None
-    if (op.many and identifier(str(chain[-1][0])) in QUALIFIERS and not chain[-1][1]
-            and len(chain) > 1 and chain[-2][0] and not chain[-2][1]):
+    last_word = identifier(str(chain[-1][0]))
+    if (op.many and (last_word in QUALIFIERS or _by_key(last_word)) and not chain[-1][1]
+            and len(chain) > 1 and chain[-2][0] and not chain[-2][1]
+            and (op.method == "GET" or verb is not None)):  # not POST /messages/failed
         chain = [*chain[:-2], [chain[-2][0], None]]  # /users/{id}/media/recent: the media
         op.chain = chain
     if (len(chain) > 1 and chain[-2][0] and not chain[-2][1] and _plural(chain[-2][0])
-            and _plural(chain[-1][0])):
+            and _plural(chain[-1][0]) and not _grouping(chain[-2][0])):
         # /reposts/playlists/{id}, /likes/tracks/{id}: a repost of a playlist, not the playlist
         chain = [*chain[:-2], [f"{chain[-2][0]}_{chain[-1][0]}", chain[-1][1]]]
         op.chain = chain
@@ -221,7 +245,8 @@ def _singleton(op: Operation, plan: ToolPlan) -> ToolPlan | None:
                         "an envelope not read) has no rule"
             return None
         return computed_read(op, plan, plan.noun, values)
-    if op.method == "POST" and (opid_verb(op) or "update") not in ("update", "set", "save"):
+    named = "post" if echoes_method(op) else opid_verb(op)  # postMatrix: no update
+    if op.method == "POST" and (named or "update") not in ("update", "set", "save"):
         op.reason = f"POST on the singleton {plan.noun!r}: operation {op.operation_id!r} is not " \
                     "an update"
         return None

@@ -24,8 +24,16 @@ _BARE_VERBS = {"get", "edit", "update", "delete", "remove", "view", "show"}
 _ITEM_FAMILIES = {"GET": "get", "PUT": "update", "PATCH": "update", "DELETE": "delete"}
 """What a method does to an item; a name's verb that disagrees is part of the noun."""
 QUALIFIERS = {"recent", "latest", "popular", "top", "trending", "upcoming", "past", "active",
-              "featured"}
-"""Words that qualify a listing (``/media/recent``, ``/comments/recent/{type}``)."""
+              "featured",
+              # a state or scope of the records (/matches/running, /gists/starred, /boxes/incoming)
+              "running", "pending", "current", "future", "completed", "failed", "public",
+              "starred", "hidden", "unread", "incoming", "outgoing", "inbound", "saved",
+              "archived", "flagged", "favorite", "available", "recommended", "advertised",
+              "issued", "delivered", "shipped", "all",
+              # a representation of the same records (/events/simple, /employees/paged)
+              "simple", "detailed", "expanded", "full", "paged"}
+"""Words that qualify a listing (``/media/recent``, ``/comments/recent/{type}``): adjectives
+naming a subset or a form of the records, never a resource of their own."""
 _CALLER = {"me", "mine", "self", "my"}
 """Literals standing for the caller's own record where an id would be: ``/carts/mine``,
 ``/users/self/feed``. The seeded world has one caller, so they scope nothing."""
@@ -123,7 +131,7 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
             chain.pop()
         elif rest and known and not (op.method == "GET" and _writes(first)) and not (
                 tail[1] and _ITEM_FAMILIES.get(op.method, classify_verb(first))
-                not in (classify_verb(first), "list")):
+                not in (classify_verb(first), "list")) and not _read_as_noun(op, chain, tail, rest):
             verb, tail[0] = first, "_".join(rest)  # /createPad, /GetPostAndParent/{id}
             # (not DELETE /upload-tokens/{id}: a method on an item names the operation)
     if (not chain or chain[-1][0] is None) and op.operation_id:
@@ -138,10 +146,37 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
     return chain, verb
 
 
+def _read_as_noun(op: Operation, chain: list[list[str | None]], tail: list[str | None],
+                  rest: list[str]) -> bool:
+    """Whether a literal holding a verb word is one noun for this method: a plural collection
+    starting with a write verb whose path has a GET (``/upload-tokens``, ``/documentSetVersions``:
+    the GET reads it as a noun, :func:`_writes`, so a POST there creates one of those, under the
+    entity of the GET and the item paths), or a name ending in a read verb where the operation
+    id says a write (``POST /users/me/calendarList``, ``calendar.calendarList.insert``: it
+    inserts into the calendar list; a POST ``/distance_query`` or ``/retro-list`` stays a read)."""
+    words = identifier(str(tail[0])).split("_")
+    first, last = split_verb("_".join(words))[0], rest[-1]
+    named = opid_verb(op)
+    if words[-1] == first and classify_verb(first) in ("list", "get") and named and _writes(named):
+        return True
+    return (tail is chain[-1] and tail[1] is None and op.method != "GET"
+            and "GET" in op.method_paths and _writes(first) and len(last) > 3
+            and singular(last) != last)
+
+
 def _writes(verb: str) -> bool:
     """A GET whose name starts with a write verb names a thing (``AddOnResults``, ``sendAs``,
     ``changeRequests``), not an action."""
     return classify_verb(verb) in ("create", "update", "delete", "send")
+
+
+def echoes_method(op: Operation) -> bool:
+    """Whether the operation id is only the method and the path (``POST_auth-api-key``,
+    ``postMatrix`` for ``POST /matrix``): generated, it names no verb."""
+    name = identifier(re.split(r"[/.#:]", op.operation_id)[-1]) if op.operation_id else ""
+    path = identifier("_".join(seg.strip("{}") for seg in op.segments))
+    method = op.method.lower()
+    return name.startswith(f"{method}_") and name[len(method) + 1:] == path
 
 
 def opid_verb(op: Operation) -> str | None:
@@ -158,6 +193,8 @@ def opid_verb(op: Operation) -> str | None:
             last = "_".join(words[skip:])
             break
     first = last.split("_")[0]
+    if echoes_method(op):
+        return None  # POST_auth-api-key: the method and the path, generated; it names no verb
     nouns = {identifier(str(c[0])).split("_")[0] for c in op.chain if c[0]}
     if first in nouns or singular(first) in {singular(n) for n in nouns}:
         return None

@@ -27,7 +27,7 @@ __all__ = ["IDENTIFYING_TYPES", "compile_one", "linked", "spec_summary"]
 IDENTIFYING_TYPES = frozenset({
     "Email", "Phone", "PersonName", "FirstName", "LastName", "Username", "CompanyName",
     "Domain", "URL", "Address", "City", "PostalCode", "IBAN", "AccountNumber", "SKU",
-    "ProductName", "OrderNumber", "InvoiceNumber", "TrackingNumber",
+    "ProductName", "OrderNumber", "InvoiceNumber", "TrackingNumber", "GTIN", "ISBN",
 })
 _PLAIN = {"string", "integer", "number", "boolean", "array", "object", "Ref"}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
+from compoworld.compiler._record import IDENTIFYING_TYPES
 from compoworld.compiler._result import SpecError
 from compoworld.compiler._semantic import infer_semantic
 
@@ -109,8 +110,11 @@ def flatten(props: dict[str, dict[str, Any]], resolver: Resolver | None = None, 
     objects stay whole, as do the objects below ``levels``.
     """
     options: dict[str, list[dict[str, dict[str, Any]]]] = {}  # deepest first
+    large: dict[str, dict[str, dict[str, Any]]] = {}
     for key, schema in props.items():
         inner = _inner(schema, resolver, f"{place}/properties/{key}")
+        if len(inner) > max_inner:
+            large[key] = inner
         if not inner or len(inner) > max_inner:
             continue
         deep = flatten(inner, resolver, f"{place}/properties/{key}", max_inner, levels - 1,
@@ -128,6 +132,7 @@ def flatten(props: dict[str, dict[str, Any]], resolver: Resolver | None = None, 
         if fits is not None:
             budget -= len(fits) - 1
             chosen[key] = fits
+    lifted = _identifying_facts(large, budget)
     out: dict[str, dict[str, Any]] = {}
     for key, schema in props.items():
         if key in chosen:
@@ -135,6 +140,28 @@ def flatten(props: dict[str, dict[str, Any]], resolver: Resolver | None = None, 
                 out.setdefault(f"{key}_{inner_key}", inner_schema)
         else:
             out.setdefault(key, schema)
+            for inner_key, inner_schema in lifted.get(key, {}).items():
+                out.setdefault(f"{key}_{inner_key}", inner_schema)
+    return out
+
+
+MAX_LIFTED = 8
+"""Identifying facts lifted from one object too large to flatten."""
+
+
+def _identifying_facts(large: dict[str, dict[str, dict[str, Any]]], budget: int
+                       ) -> dict[str, dict[str, dict[str, Any]]]:
+    """The scalar properties of objects too large to flatten that hold an identifying fact (an
+    email, a phone, a name...), at most :data:`MAX_LIFTED` an object and ``budget`` in all, in
+    spec order: Adyen's ``accountHolderDetails`` (20 properties) keeps its ``email`` as
+    ``account_holder_details_email`` beside the whole object."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for key, inner in large.items():
+        facts = {k: v for k, v in inner.items() if v.get("type") in SCALARS
+                 and infer_semantic(f"{key}_{k}", v) in IDENTIFYING_TYPES}
+        for k in list(facts)[:min(MAX_LIFTED, max(budget, 0))]:
+            out.setdefault(key, {})[k] = facts[k]
+            budget -= 1
     return out
 
 

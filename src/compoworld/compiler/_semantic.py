@@ -65,6 +65,10 @@ _NAMES = {
     "composer": "PersonName", "narrator": "PersonName", "photographer": "PersonName",
     "publisher": "CompanyName", "manufacturer": "CompanyName", "operatorname": "CompanyName",
     "payee": "CompanyName",
+    # product identifiers (GS1 numbers, ISBNs): not ``barcode``, which may be an image
+    "gtin": "GTIN", "gtin8": "GTIN", "gtin12": "GTIN", "gtin13": "GTIN", "gtin14": "GTIN",
+    "ean": "GTIN", "ean13": "GTIN", "ean8": "GTIN", "upc": "GTIN", "upc_a": "GTIN",
+    "isbn": "ISBN", "isbn13": "ISBN", "isbn10": "ISBN", "isbn_13": "ISBN", "isbn_10": "ISBN",
 }
 
 # Last word of the name → type (for names like ``billing_email``, ``total_price``).
@@ -82,6 +86,7 @@ _LAST_WORDS = {
     "telephone": "Phone", "fax": "Phone", "street": "Address", "line1": "Address",
     "address1": "Address", "town": "City", "locality": "City", "zipcode": "PostalCode",
     "postalcode": "PostalCode", "homepage": "URL", "suburb": "City", "mobile": "Phone",
+    "gtin": "GTIN", "ean": "GTIN", "upc": "GTIN", "isbn": "ISBN", "isbn13": "ISBN",
 }
 _LAST_TWO = {
     "first_name": "FirstName", "last_name": "LastName", "full_name": "PersonName",
@@ -95,7 +100,7 @@ _LAST_TWO = {
     "account_number": "AccountNumber", "order_number": "OrderNumber",
     "invoice_number": "InvoiceNumber", "tracking_number": "TrackingNumber",
     "screen_name": "Username", "user_name": "Username", "web_site": "URL", "home_page": "URL",
-    "town_name": "City",
+    "town_name": "City", "isbn_13": "ISBN", "isbn_10": "ISBN",
 }
 _NOT_ALONE = {"at", "on", "time", "total", "text", "link"}
 """Last words that say nothing when they are the whole name."""
@@ -149,6 +154,9 @@ _DESCRIPTIONS = (
     # (not "The name shown instead of the email address", "Country of the phone number")
     (re.compile(_SAID_FIRST + r"e-?mail address(?:es)?\b", re.I), "Email"),
     (re.compile(_SAID_FIRST + r"(?:tele)?phone numbers?\b", re.I), "Phone"),
+    # "EAN/UPC barcode" (chompthis), "The GTIN of the product" (not "UPC prefix", "EAN count")
+    (re.compile(_SAID_FIRST + r"(?:EAN|UPC|GTIN)(?:-?\d+)?(?:\s*/\s*(?:EAN|UPC|GTIN)(?:-?\d+)?)*"
+                r"(?: (?:bar ?)?codes?| numbers?)?(?:$|[ ,.;(](?!prefix|count))", re.I), "GTIN"),
     (re.compile(r"\bISO[ -]?4217\b|\bcurrency code\b", re.I), "Currency"),
     (re.compile(r"\bISO[ -]?3166\b.*alpha-?2|\btwo-letter country code\b", re.I), "CountryCode"),
     (re.compile(r"\bYYYY-MM-DD\b(?!T| ?hh)", re.I), "Date"),
@@ -322,6 +330,10 @@ def _example_fits(semantic: str, example: str | None) -> bool:
         return sum(c.isdigit() for c in example) >= 5 and not re.search(r"[a-z]{3}", example, re.I)
     if semantic in ("Address", "City", "PostalCode") and re.search(r"://|@", example):
         return False
+    if semantic == "GTIN":
+        return bool(re.fullmatch(r"\d{8}|\d{12,14}", example))
+    if semantic == "ISBN":
+        return bool(re.fullmatch(r"[\d-]{9,16}[\dXx]", example))
     if semantic in _NAMEY:  # digits alone are a sloppy example more often than an id
         return not re.search(r"@|://|_|^[a-f0-9]{8}-[a-f0-9-]{8,}$", example, re.I)
     return True

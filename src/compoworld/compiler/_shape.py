@@ -19,9 +19,9 @@ _WRAPPERS = ("data", "items", "results", "records", "entries", "values", "list",
 _PAYLOADS = ("data", "result", "results", "item", "record", "entry", "object", "payload",
              "response", "body", "content", "value", "embedded")
 """Names of the one object an envelope wraps (``{"status": "OK", "data": {...}}``)."""
-_META = {"meta", "metadata", "links", "link", "pagination", "paging", "page_info", "page",
-         "errors", "error", "warnings", "messages", "included", "extensions", "request",
-         "headers", "debug", "summary", "cursor", "cursors", "counts"}
+_META = {"meta", "metadata", "links", "link", "pagination", "paging", "page_info", "paging_info",
+         "page", "errors", "error", "warnings", "messages", "included", "extensions", "request",
+         "header", "headers", "debug", "summary", "cursor", "cursors", "counts"}
 """Envelope siblings of the payload that are never part of the record."""
 _MAX_UNWRAP = 3
 _PAGING = re.compile(r"next|cursor|page|total|count|offset|limit|has_more")
@@ -65,6 +65,18 @@ def _payload(props: dict[str, dict[str, Any]], hint: str) -> str | None:
     return objects[0]
 
 
+_STATUS = {"status", "status_code", "status_message", "success", "ok"}
+"""Scalar envelope siblings that report on the call, never on a record."""
+
+
+def _beside_metadata(props: dict[str, dict[str, Any]], key: str) -> bool:
+    """Whether the list ``key`` stands beside envelope parts and call statuses only (UK
+    Parliament's ``{"Response": [...], "PagingInfo": {...}, "StatusCode": "OK", "Success":
+    true, "Errors": []}``), not beside a record's own fields (Adyen's ``pspReference``)."""
+    return all(words(k) in _META or (words(k) in _STATUS and v.get("type") in SCALARS)
+               for k, v in props.items() if k != key)
+
+
 def _nested_list(item: dict[str, dict[str, Any]], hint: str) -> str | None:
     """The key of the list an item of a list only groups (``{"Brand": [...]}``, or
     ``{"BrandName": "HSBC", "ATM": [...]}`` under ``/atms``), or None when it is a record."""
@@ -77,6 +89,22 @@ def _nested_list(item: dict[str, dict[str, Any]], hint: str) -> str | None:
                       and all(v.get("type") in SCALARS for v in others)):
         return arrays[0]
     return None
+
+
+def _only_object(props: dict[str, dict[str, Any]]) -> str | None:
+    """The key of the one property of ``props`` when it is an object with properties
+    (``{"track": {...}}``): such a value only wraps that object."""
+    if len(props) != 1:
+        return None
+    (key, value), = props.items()
+    return key if is_object(value) and isinstance(value.get("properties"), dict) else None
+
+
+def _lists(array: str, key: str) -> bool:
+    """Whether a list named ``array`` is named for the one object ``key`` its items wrap:
+    musixmatch's ``track_list: [{"track": {...}}]``, ``tracks: [{"track": {...}}]``."""
+    name, one = words(array), words(key)
+    return bool(one) and (name == f"{one}_list" or singular(name) == one)
 
 
 def _map_values(resolver: Resolver, schema: dict[str, Any], place: str
@@ -94,6 +122,11 @@ def _items(resolver: Resolver, array: dict[str, Any], place: str, hint: str, dep
     """The properties of an array's items, through items that only group a nested list."""
     items = resolver.schema(array.get("items", {}), place + "/items")
     inner = resolver.properties(items, place + "/items")
+    only = _only_object(inner)
+    if only is not None and _lists(place.rsplit("/", 1)[-1], only):
+        wrapped = resolver.properties(inner[only], f"{place}/items/properties/{only}")
+        if wrapped:
+            return wrapped
     nested = _nested_list(inner, hint) if depth < _MAX_UNWRAP else None
     if nested is not None:  # {"data": [{"Brand": [{"BrandName": "HSBC", "ATM": [...]}]}]}
         deeper = _items(resolver, inner[nested], f"{place}/items/properties/{nested}", hint,
@@ -128,7 +161,8 @@ def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: s
     named = [k for k in arrays if k.lower() in _WRAPPERS] or [
         k for k in arrays if _key(k) in wanted]
     data = [k for k in arrays if words(k) not in _META]  # not ``_links`` beside the list
-    key = named[0] if named else (data[0] if len(data) == 1 and len(props) <= 4 else None)
+    key = named[0] if named else (data[0] if len(data) == 1 and (
+        len(props) <= 4 or _beside_metadata(props, data[0])) else None)
     if "id" in props and not any(_PAGING.search(words(k)) for k in props):
         key = None  # a record holds its lists (a cart its items); a page of a feed pages
     if key is not None:
@@ -145,6 +179,14 @@ def record_shape(resolver: Resolver, schema: dict[str, Any], place: str, hint: s
         inner_props, many = record_shape(resolver, props[payload], inner_place, hint, depth + 1)
         if inner_props:
             return inner_props, many
+    only = _only_object(props) if depth < _MAX_UNWRAP else None
+    if only is not None:  # {"message": {"header": {...}, "body": {"track": {...}}}}
+        inner_place = f"{place}/properties/{only}"
+        inner_props, many = record_shape(resolver, props[only], inner_place, hint, depth + 1)
+        envelope = depth > 0 or _payload(resolver.properties(props[only], inner_place),
+                                         hint) is not None
+        if many or (envelope and any(v.get("type") in SCALARS for v in inner_props.values())):
+            return inner_props, many  # a list, or a record inside an envelope
     return props, False
 
 

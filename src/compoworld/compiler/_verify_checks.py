@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from faker import Faker
+
 from compoworld.compiler._verify_ops import (
     CheckFailed,
     Context,
@@ -16,6 +18,7 @@ from compoworld.compiler._verify_ops import (
     records,
 )
 from compoworld.service._spec import ToolSpec
+from compoworld.types import get_type, semantic_types
 
 _PLAIN = ("string", "integer", "boolean")
 
@@ -164,22 +167,41 @@ def check_update(ctx: Context, tool: ToolSpec) -> None:
     ctx.done.append("update")
 
 
+def _keyed_copy(ctx: Context, tool: ToolSpec, base: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``base`` that ``tool``'s key names alone: its text key fields get fresh values
+    (of their semantic type, else ``copy.<n>``), so the key does not also name ``base`` (a seeded
+    record another record may still reference). Refs and enumerated keys keep their value."""
+    fields = {f.name: f for e in ctx.spec.entities if e.name == tool.entity for f in e.fields}
+    fake = Faker()
+    fake.seed_instance(ctx.rng.randrange(2**32))
+    fresh: dict[str, Any] = {}
+    for p in tool.params:
+        f = fields.get(p.field or p.name)
+        if p.role != "filter" or f is None or f.ref or f.enum or not isinstance(
+                base.get(f.name), str):
+            continue
+        known = f.type in {t.name for t in semantic_types()}
+        value = get_type(f.type).generate(fake) if known else None
+        fresh[f.name] = value if isinstance(value, str) else f"copy.{ctx.rng.randrange(10**9)}"
+    return _copy(ctx, tool.entity, {**base, **fresh})
+
+
 def check_delete(ctx: Context, tool: ToolSpec) -> None:
-    added = _copy(ctx, tool.entity, pick_record(ctx, tool.entity, tool))
-    args = common_checks(ctx, tool, added)
+    keyed = not any(p.role == "id" for p in tool.params)
+    base = pick_record(ctx, tool.entity, tool)
+    added = _keyed_copy(ctx, tool, base) if keyed else _copy(ctx, tool.entity, base)
+    args = common_checks(ctx, tool, added)  # a fresh copy: no record references it
     db = ctx.env.db(ctx.spec.name)
     for _ in range(len(records(ctx, tool.entity)) + 1):  # keyed: every match, then 404
-        target = located(ctx, tool, args)["id"] if _ or not any(
-            p.role == "id" for p in tool.params) else added["id"]
+        target = located(ctx, tool, args)["id"] if keyed else added["id"]
         envelope = ctx.call(tool, args)
-        if not envelope["success"] and envelope["error"]["code"] == 409:
-            continue  # still referenced: another check's concern, try the next match
-        if not envelope["success"]:
-            raise CheckFailed(f"delete: {envelope['error']['code']} "
+        if not envelope["success"]:  # a 409 too: the key names a record still referenced
+            whose = "" if target == added["id"] else f" (the key names {target!r}, not the copy)"
+            raise CheckFailed(f"delete{whose}: {envelope['error']['code']} "
                               f"{envelope['error']['message'][:160]}")
         if db.exists(tool.entity, target):
             raise CheckFailed("the deleted record still exists")
-        if any(p.role == "id" for p in tool.params):
+        if not keyed:
             break
         try:
             located(ctx, tool, args)

@@ -28,7 +28,9 @@ from compoworld.types._semantic import (
 __all__ = [
     "BUILTIN_TYPES",
     "DEFAULT_TODAY",
+    "GTIN",
     "IBAN",
+    "ISBN",
     "SKU",
     "URL",
     "AccountNumber",
@@ -119,6 +121,8 @@ IBAN = Annotated[str, SemanticTag("IBAN")]
 AccountNumber = Annotated[str, SemanticTag("AccountNumber")]
 ProductName = Annotated[str, SemanticTag("ProductName")]
 SKU = Annotated[str, SemanticTag("SKU")]
+GTIN = Annotated[str, SemanticTag("GTIN")]
+ISBN = Annotated[str, SemanticTag("ISBN")]
 OrderNumber = Annotated[str, SemanticTag("OrderNumber")]
 InvoiceNumber = Annotated[str, SemanticTag("InvoiceNumber")]
 TrackingNumber = Annotated[str, SemanticTag("TrackingNumber")]

@@ -124,6 +124,56 @@ def _datetime_value(f: Faker) -> str:
     return moment.replace(second=0, microsecond=0).isoformat()
 
 
+def _gs1_check(digits: str) -> int:
+    """The GS1 check digit of a GTIN's other digits (weights 3, 1, 3... from the right)."""
+    total = sum(int(d) * (3 if i % 2 == 0 else 1) for i, d in enumerate(reversed(digits)))
+    return (10 - total % 10) % 10
+
+
+def _gtin(value: Any) -> str:
+    """GTIN-14: digits only, left-padded, so a UPC-A and its EAN-13 compare equal."""
+    digits = re.sub(r"\D", "", str(value))
+    return digits.zfill(14) if len(digits) in (8, 12, 13, 14) else _code(value)
+
+
+def _real_gtin(value: str) -> str:
+    digits = re.sub(r"[\s\-]", "", value)
+    if _gs1_check(digits[:-1]) != int(digits[-1]):
+        raise ValueError(f"{value!r} has a wrong GTIN check digit")
+    return value
+
+
+def _isbn(value: Any) -> str:
+    """ISBN-13 without hyphens; an ISBN-10 becomes its 978 ISBN-13."""
+    text = _code(value)
+    if re.fullmatch(r"\d{9}[\dX]", text):
+        body = "978" + text[:9]
+        return body + str(_gs1_check(body))
+    return text
+
+
+def _real_isbn(value: str) -> str:
+    text = _code(value)
+    if len(text) == 10:
+        total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(text))
+        ok = total % 11 == 0
+    else:
+        ok = _gs1_check(text[:-1]) == int(text[-1])
+    if not ok:
+        raise ValueError(f"{value!r} has a wrong ISBN check digit")
+    return value
+
+
+def _gtin_value(f: Faker) -> str:
+    body = f.numerify("#" * 12)
+    return body + str(_gs1_check(body))
+
+
+def _isbn_value(f: Faker) -> str:
+    body = "978" + f.numerify("#########")
+    return body + str(_gs1_check(body))
+
+
 _ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 _ISO_DATETIME = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+\-]\d{2}:?\d{2})?$"
 
@@ -198,6 +248,13 @@ BUILTIN_TYPES: tuple[SemanticType, ...] = (
                  lambda f: f.numerify("ORD-######"), _code),
     SemanticType("InvoiceNumber", "string", "An invoice number.",
                  lambda f: f.numerify("INV-#####"), _code),
+    SemanticType("GTIN", "string",
+                 "A GS1 trade item number on a product's barcode (EAN-13, UPC-A, GTIN-8/14).",
+                 _gtin_value, _gtin, pattern=r"^(\d{8}|\d{12,14})$", check=_real_gtin,
+                 knowable=False),
+    SemanticType("ISBN", "string", "A book's ISBN (ISBN-13, or ISBN-10).", _isbn_value, _isbn,
+                 pattern=r"^(97[89]-?(\d-?){9}\d|(\d-?){9}[\dXx])$", check=_real_isbn,
+                 knowable=False),
     SemanticType("TrackingNumber", "string", "A parcel tracking number.",
                  lambda f: f.bothify("1Z##########??").upper(), _code, knowable=False),
     SemanticType("Color", "string", "A colour name.", lambda f: f.color_name(), _text),
