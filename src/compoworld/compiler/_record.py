@@ -16,19 +16,12 @@ from typing import Any
 
 from compoworld.compiler._fetch import read_json
 from compoworld.compiler._select import Selected, trim_operations
+from compoworld.compiler._semantic import IDENTIFYING_TYPES
 from compoworld.errors import UserError
 from compoworld.service import ServiceSpec
 
 __all__ = ["IDENTIFYING_TYPES", "compile_one", "linked", "spec_summary"]
 
-# Types whose equal values name the same real thing (a person, a company, a place, an
-# order...) — a link through them is a cross-service link. Dates, money, countries, currencies,
-# languages... are shared by everything and identify nothing.
-IDENTIFYING_TYPES = frozenset({
-    "Email", "Phone", "PersonName", "FirstName", "LastName", "Username", "CompanyName",
-    "Domain", "URL", "Address", "City", "PostalCode", "IBAN", "AccountNumber", "SKU",
-    "ProductName", "OrderNumber", "InvoiceNumber", "TrackingNumber", "GTIN", "ISBN",
-})
 _PLAIN = {"string", "integer", "number", "boolean", "array", "object", "Ref"}
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from compoworld.compiler._record import IDENTIFYING_TYPES
 from compoworld.compiler._result import SpecError
-from compoworld.compiler._semantic import infer_semantic
+from compoworld.compiler._semantic import IDENTIFYING_TYPES, infer_semantic
 
 MAX_DEPTH = 12
 _CIRCULAR: dict[str, Any] = {"type": "object", "description": "(circular reference)"}

@@ -12,6 +12,14 @@ from typing import Any
 
 from compoworld.types import get_type
 
+# Types whose equal values name the same real thing (a person, a company, a place, an
+# order...) — a link through them is a cross-service link. Dates, money, countries, currencies,
+# languages... are shared by everything and identify nothing.
+IDENTIFYING_TYPES = frozenset({
+    "Email", "Phone", "PersonName", "FirstName", "LastName", "Username", "CompanyName",
+    "Domain", "URL", "Address", "City", "PostalCode", "IBAN", "AccountNumber", "SKU",
+    "ProductName", "OrderNumber", "InvoiceNumber", "TrackingNumber", "GTIN", "ISBN",
+})
 _FORMATS = {
     "email": "Email", "idn-email": "Email", "uri": "URL", "url": "URL", "iri": "URL",
     "date": "Date", "date-time": "DateTime", "hostname": "Domain", "ipv4": "IPAddress",
@@ -180,8 +188,8 @@ def words(name: str) -> str:
 
 
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
-              "data": "data", "media": "media", "news": "news", "series": "series", "species": "species",
-              "status": "status", "analysis": "analysis", "address": "address",
+              "data": "data", "media": "media", "news": "news", "series": "series",
+              "species": "species", "status": "status", "analysis": "analysis", "address": "address",
               "business": "business", "access": "access", "canvas": "canvas", "alias": "alias",
               "class": "class", "settings": "settings", "details": "details", "metadata": "metadata"}
 

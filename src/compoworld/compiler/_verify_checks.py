@@ -175,13 +175,13 @@ def _keyed_copy(ctx: Context, tool: ToolSpec, base: dict[str, Any]) -> dict[str,
     fake = Faker()
     fake.seed_instance(ctx.rng.randrange(2**32))
     fresh: dict[str, Any] = {}
+    known = {t.name for t in semantic_types()}
     for p in tool.params:
         f = fields.get(p.field or p.name)
         if p.role != "filter" or f is None or f.ref or f.enum or not isinstance(
                 base.get(f.name), str):
             continue
-        known = f.type in {t.name for t in semantic_types()}
-        value = get_type(f.type).generate(fake) if known else None
+        value = get_type(f.type).generate(fake) if f.type in known else None
         fresh[f.name] = value if isinstance(value, str) else f"copy.{ctx.rng.randrange(10**9)}"
     return _copy(ctx, tool.entity, {**base, **fresh})
 
