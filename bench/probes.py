@@ -10,6 +10,10 @@ mode), adds their read-only *answer variants* (``compoworld.scoring.answer_varia
 generator makes few tasks that end on a question, and the answer checks need probing too), and
 runs the oracle and each probe (``compoworld.scoring.PROBES``) on every task through the real
 episode loop and scorer. Mean reward is the mean rubric score (uniform partial credit).
+Each probe runs on the tasks it applies to (n); its mean CFR reward is computed with each of
+its rollouts in a group with the oracle's rollout of the same task. The target: every probe
+at 0 full completions and a mean CFR reward at most half the oracle's (``sound``).
+Scoring speed (trajectories scored per second, replay included) is printed too.
 A measurement, not a test: the exit code is 0 whatever the figures.
 """
 
@@ -37,11 +41,20 @@ def main(argv: list[str] | None = None) -> int:
     variants = answer_variants(tasks)
     sets = {"tasks": tasks, "answer_variants": variants}
     report: dict[str, object] = {"seed": args.seed}
+    scored = 0
+    scoring_started = time.perf_counter()
     for name, chosen in sets.items():
         figures = run_probes(chosen)
+        scored += sum(f.tasks for f in figures)
         report[name] = {"n": len(chosen),
                         "agents": [f.model_dump(exclude={"completed"}) | {
-                            "completed_tasks": f.completed[:5]} for f in figures]}
+                            "completed_tasks": f.completed[:5],
+                            "sound": f.agent == "oracle" or (
+                                f.full_completion == 0 and f.mean_cfr <= f.oracle_cfr / 2)}
+                            for f in figures]}
+    elapsed = time.perf_counter() - scoring_started
+    report["trajectories"] = scored
+    report["trajectories_per_second"] = round(scored / elapsed, 1) if elapsed else 0.0
     report["seconds"] = round(time.perf_counter() - started, 2)
     if args.json:
         print(json.dumps(report))
@@ -50,11 +63,15 @@ def main(argv: list[str] | None = None) -> int:
         block = report[name]
         assert isinstance(block, dict)
         print(f"{name} ({block['n']} tasks)")
-        print(f"  {'agent':<18}{'mean reward':>12}{'full completion':>17}{'max':>7}{'calls':>8}")
+        print(f"  {'agent':<22}{'n':>5}{'full':>7}{'uniform':>9}{'CFR':>7}{'oracle CFR':>12}"
+              f"{'calls':>8}  sound")
         for f in block["agents"]:
-            print(f"  {f['agent']:<18}{f['mean_reward']:>12.3f}{f['full_completion']:>17.1%}"
-                  f"{f['max_reward']:>7.2f}{f['calls']:>8}")
-    print(f"({report['seconds']} s)")
+            print(f"  {f['agent']:<22}{f['tasks']:>5}{f['full_completion']:>7.1%}"
+                  f"{f['mean_reward']:>9.3f}{f['mean_cfr']:>7.3f}{f['oracle_cfr']:>12.3f}"
+                  f"{f['calls']:>8}  {'yes' if f['sound'] else 'NO'}")
+    print(f"{report['trajectories']} trajectories run and scored, "
+          f"{report['trajectories_per_second']}/s (episode + replay + rubric); "
+          f"{report['seconds']} s in all")
     return 0
 
 

@@ -8,9 +8,11 @@ from compoworld.rollout import Episode, OracleAgent, build_world, run_episode
 from compoworld.tasks import Task, score
 
 
-def _tool_names(episode: Episode) -> list[str]:
-    """The service tools the episode called (through call_tool in gateway mode)."""
-    return [c.arguments["tool_name"] if c.name == "call_tool" else c.name for c in episode.calls]
+def _tool_calls(episode: Episode) -> list[tuple[str, dict]]:
+    """The service tools the episode called, with their arguments (through call_tool in
+    gateway mode)."""
+    return [(c.arguments["tool_name"], c.arguments.get("arguments") or {})
+            if c.name == "call_tool" else (c.name, c.arguments) for c in episode.calls]
 
 
 def _reference_digest(task: Task) -> str:
@@ -28,21 +30,21 @@ def test_oracle_reaches_the_reference_state_and_passes_the_rubric(tasks: list[Ta
         assert all(c.success for c in trajectory.calls), task.id
         assert episode.world.env.digest() == _reference_digest(task), task.id
         results = score(task.rubric, build_world(task).env, episode.world.env,
-                        trajectory.final_message, _tool_names(episode))
+                        trajectory.final_message, _tool_calls(episode))
         assert [r.id for r in results if not r.passed] == [], task.id
 
 
 def _asking(task: Task) -> Task | None:
     """The task cut after its first read, asking for that read's answer (generated tasks end
     on a write today, so none asks for one)."""
-    from compoworld.tasks._rubric import answer_criterion
+    from compoworld.tasks._rubric import answer_criteria
 
     env = build_world(task).env
     for i, step in enumerate(task.plan):
-        criterion = (answer_criterion(step, env) if env.tools[step.tool].kind == "read"
-                     else None)
-        if criterion is not None:
-            return task.model_copy(update={"plan": task.plan[:i + 1], "rubric": [criterion]})
+        criteria = (answer_criteria(step, env, plan=task.plan[:i + 1])
+                    if env.tools[step.tool].kind == "read" else [])
+        if criteria:
+            return task.model_copy(update={"plan": task.plan[:i + 1], "rubric": criteria})
     return None
 
 

@@ -10,17 +10,21 @@ import pytest
 from compoworld.errors import UserError
 from compoworld.rewards import cfr
 from compoworld.rollout import run_episode
-from compoworld.scoring import ClaimProbe, WriteAllProbe, group_rewards, pass_batch, score_trajectory
+from compoworld.scoring import ClaimProbe, group_rewards, pass_batch, score_trajectory
 
 
 @pytest.fixture(scope="module")
 def groups(tasks, oracle_runs):
-    """Two tasks × three rollouts: the oracle, a sprayer and a claimer (shuffled order)."""
+    """Two tasks × three rollouts: the oracle, one that stops before its last write, and a
+    claimer (shuffled order); the tasks have two writes or more."""
     out = []
-    for task, oracle in list(zip(tasks, oracle_runs, strict=True))[:2]:
-        spray = asyncio.run(run_episode(task, WriteAllProbe(), rollout_idx=1, timings=False))
+    pairs = [(t, o) for t, o in zip(tasks, oracle_runs, strict=True)
+             if len({c.id.split("-", 1)[0] for c in t.rubric if c.kind == "state"}) >= 2]
+    assert len(pairs) >= 2, "the fixture tasks need two with two writes"
+    for task, oracle in pairs[:2]:
+        partial = oracle.model_copy(update={"rollout_idx": 1, "calls": oracle.calls[:-1]})
         claim = asyncio.run(run_episode(task, ClaimProbe(), rollout_idx=2, timings=False))
-        out += [score_trajectory(task, t) for t in (claim, oracle, spray)]
+        out += [score_trajectory(task, t) for t in (claim, oracle, partial)]
     return out
 
 
@@ -40,7 +44,7 @@ def test_group_rewards_rank_the_oracle_first(groups) -> None:
         assert rewards[(task, 0)] == 1.0 and rewards[(task, 2)] == 0.0
         assert rewards[(task, 0)] > rewards[(task, 1)] >= rewards[(task, 2)]
     task = groups[0].task_id
-    # the sprayer's call credit counts for less under CFR: the criteria it passes are common
+    # the partial rollout's credit counts for less under CFR: the criteria it passes are common
     assert group_rewards(groups, "cfr")[(task, 1)] < group_rewards(groups, "uniform")[(task, 1)]
     adv = group_rewards(groups, "cfr", advantages=True, tau=0.5)
     assert adv[(task, 0)] > 0 > adv[(task, 2)]

@@ -1,5 +1,5 @@
-"""Reward-hacking probes: none completes a task, all stay far below the oracle; the holes the
-probes found stay closed (answer lists, idle no-collateral)."""
+"""Reward-hacking probes: none completes a task, each stays at most half the oracle's CFR
+reward; the holes the probes found stay closed (answer lists, idle no-collateral)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from compoworld.rollout import build_world
 from compoworld.scoring import PROBES, AgentFigures, answer_variants, run_probes
 from compoworld.tasks import GenerationSettings, generate_tasks, score
-from compoworld.tasks._rubric import MAX_OTHER_CANDIDATES, answer_criterion
+from compoworld.tasks._rubric import answer_criteria
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def _check(figures: list[AgentFigures]) -> None:
     assert [p.agent for p in probes] == [f"probe-{p.kind}" for p in PROBES]
     for probe in probes:
         assert probe.completed == [], f"{probe.agent} completed {probe.completed}"
-        assert probe.mean_reward <= 0.5 * oracle.mean_reward, probe
+        assert probe.mean_cfr <= 0.5 * probe.oracle_cfr, probe
         assert probe.max_reward < 1.0
 
 
@@ -47,26 +47,24 @@ def test_no_probe_answers_a_question(probe_tasks) -> None:
     _check(run_probes(variants))
 
 
-def test_an_answer_buried_in_a_list_of_candidates_fails(probe_tasks) -> None:
+def test_an_answer_beside_another_candidate_fails(probe_tasks) -> None:
     _, variants = probe_tasks
     task = variants[0]
     world = build_world(task)
-    criterion = answer_criterion(task.plan[-1], world.env)
-    assert criterion is not None and criterion.semantic
+    (criterion,) = answer_criteria(task.plan[-1], world.env)
+    assert criterion.semantic and criterion.fields
     (value,) = criterion.values
-    others = sorted({str(r[c.name]) for name, service in world.env.services.items()
-                     for entity, table in service.tables.items()
-                     for c in table.columns if c.semantic == criterion.semantic
-                     for r in world.env.db(name).select(entity)
-                     if r.get(c.name) and r[c.name] != value})
-    assert len(others) > MAX_OTHER_CANDIDATES
+    others = sorted({str(r[field]) for table_field in criterion.fields
+                     for table, field in [table_field.rsplit(".", 1)]
+                     for r in world.env.db(table.split("__")[0]).select(table.split("__", 1)[1])
+                     if r.get(field) and r[field] != value})
+    assert others
 
     def passed(message: str) -> tuple[bool, str]:
         (result,) = score([criterion], world.env, world.fork().env, message, [])
         return result.passed, result.reason
 
     assert passed(f"It is {value}.") == (True, "stated")
-    assert passed(f"It is {value} (cc {', '.join(others[:MAX_OTHER_CANDIDATES])}).")[0]
-    ok, reason = passed(f"One of: {', '.join([*others[:MAX_OTHER_CANDIDATES + 1], str(value)])}")
-    assert not ok and "a list of candidates" in reason
+    ok, reason = passed(f"It is {value} (or maybe {others[0]}).")
+    assert not ok and "not an answer" in reason
     assert not passed(" ".join(others))[0]

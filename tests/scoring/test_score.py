@@ -34,8 +34,12 @@ def test_the_oracle_completes_every_task(tasks, oracle_runs) -> None:
 
 
 def _write_calls(task, trajectory) -> list[int]:
-    return [i for i, c in enumerate(trajectory.calls)
-            if any(r.kind == "call" and r.tool == c.name for r in task.rubric)]
+    """Indexes of the calls that made the plan's writes (a call per plan step: direct mode)."""
+    if task.interface != "direct":
+        return []
+    steps = {int(c.id.split("-", 1)[0][1:]) for c in task.rubric if c.kind == "state"}
+    return [i for i, c in enumerate(trajectory.calls) if i in steps
+            and c.name == task.plan[i].tool]
 
 
 def test_a_missing_write_fails_its_criteria_with_reasons(tasks, oracle_runs) -> None:
@@ -46,8 +50,10 @@ def test_a_missing_write_fails_its_criteria_with_reasons(tasks, oracle_runs) -> 
     cut = trajectory.model_copy(update={"calls": trajectory.calls[:last_write]})
     scored = score_trajectory(task, cut)
     assert scored.score == 0.0 and 0.0 < scored.rubric_score < 1.0
-    failed = {c.kind: c.reason for c in scored.criteria if not c.passed}
-    assert "was never called" in failed["call"]
+    failed = [c for c in scored.criteria if not c.passed]
+    assert failed and all(c.kind == "state" and c.id.startswith(f"s{last_write}-")
+                          for c in failed), failed
+    assert all(c.reason for c in failed)
     assert scored.rubric_score == pytest.approx(
         sum(c.weight for c in scored.criteria if c.passed) / sum(c.weight for c in scored.criteria))
 
@@ -73,7 +79,8 @@ def test_calls_logged_as_failed_are_not_run_again(tasks, oracle_runs) -> None:
         "success": False, "code": 400, "error": "too many calls in one turn"})
     scored = score_trajectory(task, trajectory.model_copy(update={"calls": calls}))
     assert scored.score == 0.0 and scored.replay_mismatches == []
-    assert not next(c for c in scored.criteria if c.id == f"call-{calls[writes[-1]].name}").passed
+    assert not next(c for c in scored.criteria
+                    if c.id.startswith(f"s{writes[-1]}-")).passed
 
 
 def test_doing_nothing_scores_nothing(tasks) -> None:
@@ -142,7 +149,7 @@ def test_score_command(tmp_path, tasks, oracle_runs) -> None:
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     assert figures["full_completion"] == 1.0 and figures["trajectories"] == len(tasks)
-    assert set(figures["pass_rate_by_kind"]) >= {"state", "call", "no_collateral"}
+    assert set(figures["pass_rate_by_kind"]) >= {"state", "no_collateral"}
     assert [s.task_id for s in load_scored(out)] == [t.id for t in tasks]
     table = runner.invoke(app, ["score", str(rollouts), "--tasks", str(tasks_file), "--out", str(out)])
     assert "full completion" in table.stdout and "no_collateral" in table.stdout

@@ -42,7 +42,6 @@ def _walk_with(ctx, tool: str, arguments: dict) -> Walk:
     walk.steps.append(step)
     walk.services.append(tool.split(SEPARATOR, 1)[0])
     walk.changes.append(changes)
-    walk.claims.extend(state_criteria(0, step, changes))
     return walk
 
 
@@ -74,7 +73,8 @@ def test_a_deleted_record_is_a_state_criterion_that_doing_nothing_fails():
     assert env.call("contacts__delete_contact", {"contact_id": contact})["success"]
     step = Step(tool="contacts__delete_contact", arguments={"contact_id": contact}, sources={},
                 output=None)
-    deleted = [c for c in state_criteria(0, step, env.changes() or []) if c.absent]
+    deleted = [c for c in state_criteria([step], [env.changes() or []], env)
+               if c.change == "delete"]
     assert [c.record_id for c in deleted if c.table == "contacts__contact"] == [contact]
     assert all(r.passed for r in score(deleted, initial.env, env, "", []))
     assert not any(r.passed for r in score(deleted, initial.env, initial.fork().env, "", []))

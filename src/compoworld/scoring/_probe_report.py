@@ -5,15 +5,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from compoworld.rewards import cfr
 from compoworld.rollout import Agent, OracleAgent, build_world, run_episode
+from compoworld.scoring._model import ScoredTrajectory
 from compoworld.scoring._probes import PROBES
 from compoworld.scoring._score import score_trajectory
 from compoworld.service import SEPARATOR
 from compoworld.tasks import Task
 from compoworld.tasks._instruction import instruction
-from compoworld.tasks._rubric import answer_criterion
+from compoworld.tasks._rubric import answer_criteria
 
 
 class AgentFigures(BaseModel):
@@ -27,6 +30,10 @@ class AgentFigures(BaseModel):
     """Mean rubric score (uniform partial credit)."""
     full_completion: float
     max_reward: float
+    mean_cfr: float
+    """Mean Completion-Focused Reward, each rollout in a group with the oracle's."""
+    oracle_cfr: float
+    """The oracle's mean CFR reward in those same groups."""
     calls: int
     completed: list[str]
     """Ids of the tasks the agent fully completed."""
@@ -50,16 +57,16 @@ def answer_variants(tasks: Sequence[Task]) -> list[Task]:
             step = task.plan[i]
             if world.env.tools[step.tool].kind != "read":
                 continue
-            answer = answer_criterion(step, world.env)
-            if answer is None:
-                continue
             plan = task.plan[:i + 1]
-            text = instruction(plan, world.env, answer)
-            if any(str(v).casefold() in text.casefold() for v in answer.values):
+            answers = answer_criteria(step, world.env, plan=plan)
+            if not answers:
+                continue
+            text = instruction(plan, world.env, answers[0])
+            if any(str(v).casefold() in text.casefold() for a in answers for v in a.values):
                 continue  # the user already says the answer: no question to ask
             services = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in plan))
             variants.append(task.model_copy(update={
-                "id": f"{task.id}-answer", "plan": plan, "rubric": [answer], "instruction": text,
+                "id": f"{task.id}-answer", "plan": plan, "rubric": answers, "instruction": text,
                 "labels": task.labels.model_copy(update={"services": services}),
                 "provenance": {**task.provenance, "variant_of": task.id, "variant": "answer"}}))
             break
@@ -67,22 +74,42 @@ def answer_variants(tasks: Sequence[Task]) -> list[Task]:
     return variants
 
 
-async def _run(agent: Agent, tasks: Sequence[Task], max_steps: int) -> AgentFigures:
+async def _trajectories(agent: Agent, tasks: Sequence[Task],
+                        max_steps: int) -> list[ScoredTrajectory]:
     trajectories = await asyncio.gather(*(
         run_episode(task, agent, max_steps=max_steps, timings=False) for task in tasks))
-    scored = [score_trajectory(task, t) for task, t in zip(tasks, trajectories, strict=True)]
+    return [score_trajectory(task, t) for task, t in zip(tasks, trajectories, strict=True)]
+
+
+def _figures(name: str, scored: list[ScoredTrajectory],
+             oracle: list[ScoredTrajectory]) -> AgentFigures:
+    """Figures of one agent; CFR rewards as if each of its rollouts were in a group with the
+    oracle's rollout of the same task (the weights of criteria the oracle alone passes grow)."""
     n = len(scored)
+    cfr_own: list[float] = []
+    cfr_oracle: list[float] = []
+    for mine, best in zip(scored, oracle, strict=True):
+        rewards = cfr(np.array([[best.passes, mine.passes]], dtype=float),
+                      weights=np.array([mine.weights], dtype=float))
+        cfr_oracle.append(float(rewards[0, 0]))
+        cfr_own.append(float(rewards[0, 1]))
     return AgentFigures(
-        agent=agent.name, tasks=n,
+        agent=name, tasks=n,
         mean_reward=round(sum(s.rubric_score for s in scored) / n, 4) if n else 0.0,
         full_completion=round(sum(s.score for s in scored) / n, 4) if n else 0.0,
         max_reward=max((s.rubric_score for s in scored), default=0.0),
-        calls=sum(len(t.calls) for t in trajectories),
+        mean_cfr=round(sum(cfr_own) / n, 4) if n else 0.0,
+        oracle_cfr=round(sum(cfr_oracle) / n, 4) if n else 0.0,
+        calls=sum(len(s.trajectory.calls) for s in scored),
         completed=[s.task_id for s in scored if s.score == 1.0])
 
 
 def run_probes(tasks: Sequence[Task], *, max_steps: int = 100) -> list[AgentFigures]:
     """Run the oracle and every probe on ``tasks`` through the episode loop; score each.
+
+    A probe runs on the tasks it applies to (``Probe.applies``: a mutation of the plan needs
+    a write to mutate, or an answer); its CFR reward is computed in a group with the oracle's
+    rollout of the same task.
 
     Returns:
         One :class:`AgentFigures` per agent, the oracle first.
@@ -93,5 +120,11 @@ def run_probes(tasks: Sequence[Task], *, max_steps: int = 100) -> list[AgentFigu
         >>> [(f.agent, f.full_completion) for f in figures][:2]
         [('oracle', 1.0), ('probe-claim', 0.0)]
     """
-    agents: list[Agent] = [OracleAgent(), *(probe() for probe in PROBES)]
-    return [asyncio.run(_run(agent, tasks, max_steps)) for agent in agents]
+    oracle = asyncio.run(_trajectories(OracleAgent(), tasks, max_steps))
+    figures = [_figures("oracle", oracle, oracle)]
+    for probe_class in PROBES:
+        probe = probe_class()
+        chosen = [i for i, task in enumerate(tasks) if probe.applies(task)]
+        scored = asyncio.run(_trajectories(probe, [tasks[i] for i in chosen], max_steps))
+        figures.append(_figures(probe.name, scored, [oracle[i] for i in chosen]))
+    return figures

@@ -8,10 +8,17 @@ their mean reward stays far below the oracle's (see ``bench/probes.py`` and docs
 * ``dump`` reads every read tool it can call without required arguments (the lists) and
   states every value it read in its final answer;
 * ``write-all`` calls every write tool once, with arguments sampled from the world's state;
-* ``call-all`` calls every tool once, reads and writes, with sampled arguments.
+* ``call-all`` calls every tool once, reads and writes, with sampled arguments;
 
-The probes know the task's world (they rebuild it, as a scripted agent may) but never its plan
-or rubric.
+and one probe per kind of wrong trajectory built on the reference plan
+(:mod:`compoworld.tasks._mutations`: the right write also done to a second record, an extra
+record, the last write repeated, a sibling write instead of the right one, a sweep over a
+table, the wrong record, a partial plan, a near-miss answer, a hedged answer) — the same
+mutations the generation gate ``probes_fail`` runs.
+
+The blind probes know the task's world (they rebuild it, as a scripted agent may) but never
+its plan or rubric; the mutation probes know the plan (they are what a nearly right agent
+does), never the rubric.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from compoworld.models import AssistantMessage, ToolCall
 from compoworld.rollout import build_world
 from compoworld.service import SEPARATOR, sample_arguments
 from compoworld.tasks import Task
+from compoworld.tasks._mutations import MUTATION_KINDS, Mutation, wrong_mutations
 from compoworld.types import derive_seed
 
 _Call = tuple[str, dict[str, Any]]
@@ -74,6 +82,10 @@ class Probe:
     kind: str = "probe"
     name: str = "probe"
     model: str | None = None
+
+    def applies(self, task: Task) -> bool:
+        """Whether the probe has something to try on ``task`` (reports count only those)."""
+        return True
 
     def calls(self, task: Task) -> list[_Call]:
         """The calls the probe makes (qualified tool names and arguments)."""
@@ -155,5 +167,51 @@ class CallAllProbe(Probe):
         return [(name, orjson.loads(args)) for name, _, _, args in _tools_of(task.model_dump_json())]
 
 
-PROBES: tuple[type[Probe], ...] = (ClaimProbe, DumpProbe, WriteAllProbe, CallAllProbe)
+@lru_cache(maxsize=256)
+def _mutations_of(task_json: str) -> dict[str, Mutation]:
+    """The task's wrong mutations (those whose effect or answer differs from the reference's:
+    repeating an update that changes nothing is no wrong trajectory), by kind."""
+    task = Task.model_validate_json(task_json)
+    world = build_world(task)
+    reference = world.fork()
+    for step in task.plan:
+        reference.env.call(step.tool, step.arguments)
+    rng = random.Random(derive_seed(task.seed, "probe", task.id))
+    found = {m.kind: m for m, env, _ in wrong_mutations(task.plan, task.rubric, world.env,
+                                                         lambda: world.fork().env,
+                                                         reference.env, rng)}
+    world.env.close()
+    return found
+
+
+class MutationProbe(Probe):
+    """Plays one kind of wrong trajectory built on the reference plan (``mutation``)."""
+
+    mutation: str = ""
+
+    def _get(self, task: Task) -> Mutation | None:
+        return _mutations_of(task.model_dump_json()).get(self.mutation)
+
+    def applies(self, task: Task) -> bool:
+        return self._get(task) is not None
+
+    def calls(self, task: Task) -> list[_Call]:
+        found = self._get(task)
+        return list(found.calls) if found is not None else []
+
+    def answer(self, task: Task, messages: list[dict[str, Any]]) -> str:
+        found = self._get(task)
+        return found.message if found is not None else super().answer(task, messages)
+
+
+def _mutation_probe(kind: str) -> type[MutationProbe]:
+    name = "".join(part.title() for part in kind.split("-")) + "Probe"
+    return type(name, (MutationProbe,), {"kind": kind, "name": f"probe-{kind}", "mutation": kind,
+                                         "__doc__": f"The {kind!r} mutation of the plan."})
+
+
+MUTATION_PROBES: tuple[type[MutationProbe], ...] = tuple(
+    _mutation_probe(kind) for kind in MUTATION_KINDS)
+PROBES: tuple[type[Probe], ...] = (ClaimProbe, DumpProbe, WriteAllProbe, CallAllProbe,
+                                   *MUTATION_PROBES)
 """Every probe class, in the order reports list them."""

@@ -12,7 +12,7 @@ from compoworld.models import ModelClient
 from compoworld.rollout import CallRecord, Trajectory, build_world
 from compoworld.scoring._model import CriterionScore, ReplayMismatch, ScoredTrajectory
 from compoworld.service import Simulator
-from compoworld.tasks import Criterion, CriterionResult, Task, score
+from compoworld.tasks import Call, Criterion, CriterionResult, Task, score
 from compoworld.world import World
 
 PROGRAMMATIC_KINDS = frozenset({"state", "answer", "call", "no_collateral"})
@@ -26,18 +26,21 @@ Its final answer: {answer}
 Reply with one JSON object: {{"passed": true or false, "reason": "<one sentence>"}}."""
 
 
-def called_tools(world: World, calls: Iterable[CallRecord]) -> list[str]:
-    """The qualified names of the tools that ran successfully (through the gateway too)."""
-    names = []
+def called_tools(world: World, calls: Iterable[CallRecord]) -> list[Call]:
+    """The calls that ran a tool successfully, as (qualified name, arguments) — through the
+    gateway too (a ``call_tool`` is the call it made)."""
+    out: list[Call] = []
     for call in calls:
-        if not call.success:
+        if not call.success or not isinstance(call.arguments, dict):
             continue
         if world.interface == "gateway":
-            if call.name == "call_tool" and isinstance(call.arguments, dict):
-                names.append(str(call.arguments.get("tool_name")))
+            if call.name == "call_tool":
+                arguments = call.arguments.get("arguments")
+                out.append((str(call.arguments.get("tool_name")),
+                            arguments if isinstance(arguments, dict) else {}))
         else:
-            names.append(call.name)
-    return names
+            out.append((call.name, call.arguments))
+    return out
 
 
 def replay(world: World, calls: Iterable[CallRecord]) -> list[ReplayMismatch]:

@@ -9,7 +9,7 @@ import hashlib
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from pydantic import ValidationError
@@ -31,15 +31,21 @@ def chain(previous: str, change: str) -> str:
 _OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
+ChangeOrigin = Literal["tool", "world"]
+"""Who wrote a change: a tool's own effect (``tool``), or the world model writing back what
+it invented to answer a read (``world``: so later reads agree; no effect of the agent's)."""
+
+
 @dataclass(frozen=True)
 class Change:
     """One record written through a :class:`Db`: its table, id, and the record before and
-    after (None before an insert, None after a delete)."""
+    after (None before an insert, None after a delete), and who wrote it."""
 
     table: str
     record_id: str
     before: dict[str, Any] | None
     after: dict[str, Any] | None
+    origin: ChangeOrigin = "tool"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ is a fresh connection restored from that image (tens of microseconds) and every
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sqlite3
 import traceback
@@ -319,6 +320,9 @@ class Environment:
         try:
             if tool.simulated:  # what the world model invents is written back, even on reads
                 data = self._simulate(name, tool, db, args)
+                if tool.kind == "read":  # that write-back is the world's, not the caller's
+                    self._journal[self._mark:] = [dataclasses.replace(c, origin="world")
+                                                  for c in self._journal[self._mark:]]
             else:
                 data = tool.fn(db, **args)
                 if tool.kind == "read" and conn.total_changes != changes:

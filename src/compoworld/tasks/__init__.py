@@ -1,6 +1,9 @@
 """Tasks: executed random walks over the cross-service graph, with rubric, instruction and
 verification gates (design and status: docs/design-tasks.md)."""
 
+from compoworld.tasks._answer import states
+from compoworld.tasks._check import Call, CriterionResult, score
+from compoworld.tasks._diff import net_changes, rows_by_id, run_diff
 from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
     GenerationSettings,
@@ -18,12 +21,12 @@ from compoworld.tasks._model import (
     Task,
 )
 from compoworld.tasks._rewrite import check_rewrite, rewrite_instruction, rewrite_instructions
-from compoworld.tasks._rubric import CriterionResult, rows_by_id, score
 from compoworld.tasks._verify import verify_task
 from compoworld.tasks._world import build_world
 
 __all__ = [
     "ArgSource",
+    "Call",
     "Condition",
     "Criterion",
     "CriterionResult",
@@ -38,9 +41,12 @@ __all__ = [
     "generate_task",
     "generate_tasks",
     "load_tasks",
+    "net_changes",
     "rewrite_instruction",
     "rewrite_instructions",
     "rows_by_id",
+    "run_diff",
     "score",
+    "states",
     "verify_task",
 ]

@@ -14,8 +14,8 @@ from typing import Any
 
 from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._check import score
 from compoworld.tasks._model import Condition, Criterion, Step
-from compoworld.tasks._rubric import score
 
 _NUMBERS = frozenset({"Money", "Quantity", "Percent", "DurationMinutes"})
 _DATES = frozenset({"Date", "DateTime"})
@@ -95,5 +95,5 @@ def branch_matters(initial: Environment, scratch: Callable[[], Environment], pla
     steps = plan[:-1] if condition.holds else [*plan, condition.then]
     for step in steps:
         env.call(step.tool, step.arguments)
-    calls = [s.tool for s in steps]
+    calls = [(s.tool, s.arguments) for s in steps]
     return not all(r.passed for r in score(rubric, initial, env, message, calls))

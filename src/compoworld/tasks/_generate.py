@@ -22,13 +22,13 @@ from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._model import Capability, Condition, Criterion, Labels, Step, Task
-from compoworld.tasks._rubric import answer_criterion, state_criteria
+from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
 from compoworld.world import Interface, choose_distractors
 
-GENERATOR_VERSION = "walk-v1"
+GENERATOR_VERSION = "walk-v2"
 
 
 @dataclass(frozen=True)
@@ -109,18 +109,18 @@ def _capabilities(plan: list[Step], condition: Condition | None = None) -> list[
 Signature = tuple[object, ...]
 
 
-def _plan(walked: Walk, env: Environment) -> tuple[list[Step], Criterion | None]:
+def _plan(walked: Walk, env: Environment) -> tuple[list[Step], list[Criterion]]:
     """The walk without unused reads, and without a last read with nothing to tell; and the
-    answer criterion when the plan ends on a read."""
+    answer criteria when the plan ends on a read."""
     plan = _prune(walked.steps, env)
     while True:
         last = plan[-1]
         if env.tools[last.tool].kind != "read":
-            return plan, None
+            return plan, []
         origin = next(i for i, s in enumerate(walked.steps) if s.tool == last.tool)
-        answer = answer_criterion(last, env, walked.picks[origin], plan)
-        if answer is not None or len(plan) == 1:
-            return plan, answer
+        answers = answer_criteria(last, env, walked.picks[origin], plan)
+        if answers or len(plan) == 1:
+            return plan, answers
         plan = _prune(plan[:-1], env)
 
 
@@ -151,9 +151,9 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
     if walked is None:
         return "walk", None
-    plan, answer = _plan(walked, env)
+    plan, answers = _plan(walked, env)
     condition = None
-    if rng.random() < CONDITIONAL_SHARE and answer is None:
+    if rng.random() < CONDITIONAL_SHARE and not answers:
         made = add_condition(plan, env, rng)
         if made is not None and len(_services(made[0])) >= 2:
             plan, condition = made
@@ -167,30 +167,22 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     changes = _reference(ctx, walked, plan)
     if changes is None:
         return "replay", signature
-    rubric: list[Criterion] = []
-    for i, step in enumerate(plan):
-        rubric.extend(state_criteria(i, step, changes[i]))
-    writes = sorted({s.tool for s in plan if env.tools[s.tool].kind == "write"})
-    if answer is not None:
-        rubric.append(answer)
-    if not any(c.kind in ("state", "answer") for c in rubric):
+    rubric = [*state_criteria(plan, changes, env), *answers]
+    if not rubric:
         return "rubric", signature
-    rubric += [Criterion(id=f"call-{t}", kind="call", tool=t, description=f"{t} is called")
-               for t in writes]
-    changed = sorted({c.table for c in rubric if c.table})
-    rubric.append(Criterion(id="no-collateral", kind="no_collateral", tables=changed,
-                            description="no other records change"))
+    rubric.append(collateral_criterion())
 
-    text = instruction(plan, env, answer, condition)
-    verification = gates(ctx.initial, ctx.fresh_scratch, plan, rubric, env, text, answer,
-                         condition)
+    task_id = f"t{seed}-{attempt:06d}"
+    text = instruction(plan, env, answers[0] if answers else None, condition)
+    verification = gates(ctx.initial, ctx.fresh_scratch, plan, rubric, env, text, condition,
+                         seed=derive_seed(seed, task_id))
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0], signature
     today = ctx.initial.today.isoformat()
     distractors = choose_distractors(involved, settings.distractors, seed=seed)
     task = Task(
-        id=f"t{seed}-{attempt:06d}", seed=seed, involved=involved, distractors=distractors,
+        id=task_id, seed=seed, involved=involved, distractors=distractors,
         interface=settings.interface, today=today, system_prompt=system_prompt(today),
         instruction=text, plan=plan, condition=condition, rubric=rubric,
         labels=Labels(domain="+".join(sorted({ctx.initial.services[n].domain

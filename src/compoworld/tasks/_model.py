@@ -62,11 +62,27 @@ class Condition(_Model):
 class Criterion(_Model):
     """One programmatic check of the rubric.
 
-    ``state``: a record of ``table`` matching ``match`` exists (``record_id`` set: that record
-    has those fields, or with ``absent``, that record no longer exists); ``answer``: the final
-    message contains each of ``values`` (compared after normalizing by ``semantic``; with a
-    ``selection``, they belong to the list item it singles out);
-    ``call``: ``tool`` was called; ``no_collateral``: no record outside ``tables`` changed.
+    The rubric is the reference plan's effect, row by row, plus what the user asks to be told:
+
+    * ``state`` — one expected change (``change``) of one record of ``table``: ``create`` —
+      exactly one new record has the ``match`` values (``record_id`` is the id the reference
+      run gave it: a field of another criterion holding that id means the episode's record);
+      ``update`` — record ``record_id`` ends with the ``match`` values (every field of the
+      reference's final record but the ``free`` ones: the fields it sets and those it leaves
+      alone); ``delete`` — record ``record_id`` is gone.
+    * ``no_collateral`` — nothing else changed, anywhere in the world: every record that
+      differs from the initial state is one a ``state`` criterion of the rubric expects (and
+      the episode did some of what is expected: doing nothing is no success at this).
+    * ``answer`` — the final message states ``values[0]`` as a whole value, after normalizing
+      by ``semantic`` (with a ``selection``: of the list item it singles out), and states no
+      other candidate value of the field it comes from (``fields``: ``table.column`` where
+      the world holds such values; ``known``: values the task gives or uses, which a report
+      may mention).
+    * ``call`` — a successful call of ``tool`` with (at least) ``arguments``: only for a call
+      that has no effect on state to check.
+
+    ``free`` names the fields that may legitimately differ from the reference, each with why
+    (a generated id, a value the world model invents); it is never left implicit.
     """
 
     id: str
@@ -74,14 +90,17 @@ class Criterion(_Model):
     description: str
     weight: float = 1.0
     table: str | None = None
-    match: dict[str, Any] = {}
+    change: Literal["create", "update", "delete"] | None = None
     record_id: str | None = None
-    absent: bool = False
+    match: dict[str, Any] = {}
+    free: dict[str, str] = {}
     values: list[Any] = []
     selection: Selection | None = None
     semantic: str | None = None
+    fields: list[str] = []
+    known: list[Any] = []
     tool: str | None = None
-    tables: list[str] = []
+    arguments: dict[str, Any] = {}
 
 
 class Labels(_Model):

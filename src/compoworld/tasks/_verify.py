@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._check import score
 from compoworld.tasks._condition import branch_matters
+from compoworld.tasks._diff import net_changes
 from compoworld.tasks._instruction import leaked
 from compoworld.tasks._model import Condition, Criterion, Step, Task
-from compoworld.tasks._rubric import net_changes, score
+from compoworld.tasks._mutations import answer_message, passing_mutations
 from compoworld.tasks._world import build_world
+from compoworld.types import derive_seed
 
 
 def replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[object]:
@@ -33,9 +37,10 @@ def final_state(env: Environment, services: list[str]) -> tuple[object, ...]:
 
 def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[Step],
           rubric: list[Criterion], reference: Environment, text: str,
-          answer: Criterion | None, condition: Condition | None = None) -> dict[str, bool]:
+          condition: Condition | None = None, *, seed: int = 0) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
-    nothing leaks, and the plan replays identically.
+    nothing leaks, the plan replays identically, and no wrong trajectory built on the plan
+    (``tasks._mutations``) passes the rubric.
 
     Args:
         initial: An environment in the world's initial state, never called (it is also the
@@ -46,12 +51,13 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         rubric: The task's criteria.
         reference: An environment after running the plan from the initial state.
         text: The instruction.
-        answer: The answer criterion, if the task asks to be told something.
         condition: The condition on the last write, if any (then a gate checks that taking
             the other branch fails).
+        seed: Seeds the arguments the mutations sample.
     """
-    message = " ".join(str(v) for v in (answer.values if answer else []))
-    calls = [s.tool for s in plan]
+    answers = [c for c in rubric if c.kind == "answer"]
+    message = answer_message(answers)
+    calls = [(s.tool, s.arguments) for s in plan]
     passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
     does_nothing_fail = not all(r.passed for r in score(rubric, initial, initial, "", []))
     services = sorted({s.tool.split(SEPARATOR, 1)[0] for s in plan})
@@ -73,6 +79,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
     result = {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
               "steps_needed": needed, "no_leak": not leaked(text, described),
               "replays": replays}
+    rng = random.Random(derive_seed(seed, "mutations"))
+    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng)
     if condition is not None:
         result["branch_matters"] = branch_matters(initial, scratch, plan, condition, rubric,
                                                   message)
@@ -93,9 +101,8 @@ def verify_task(task: Task) -> dict[str, bool]:
     world = build_world(task)
     reference = world.fork().env
     same_outputs = replay(reference, task.plan) == [s.output for s in task.plan]
-    answer = next((c for c in task.rubric if c.kind == "answer"), None)
     result = gates(world.env, lambda: world.fork().env, task.plan, task.rubric, reference,
-                   task.instruction, answer, task.condition)
+                   task.instruction, task.condition, seed=derive_seed(task.seed, task.id))
     again = world.fork().env  # and byte for byte: the whole state's digest
     replay(again, task.plan)
     result["replays"] = result["replays"] and same_outputs and again.digest() == reference.digest()

@@ -17,8 +17,8 @@ from faker import Faker
 from compoworld.graph import Fact, Key, extract_facts, param_key, user_suppliable
 from compoworld.service import SEPARATOR, Change, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
-from compoworld.tasks._model import ArgSource, Criterion, Selection, Step
-from compoworld.tasks._rubric import net_changes, score, state_criteria
+from compoworld.tasks._diff import net_changes, undoes
+from compoworld.tasks._model import ArgSource, Selection, Step
 from compoworld.tasks._values import selections, user_value
 
 
@@ -34,8 +34,8 @@ class _Known:
 
 @dataclass
 class Walk:
-    """A walk in progress: the steps so far, what they made known, and the state checks the
-    writes so far established (a later step may not undo them)."""
+    """A walk in progress: the steps so far, what they made known, and each step's changes
+    (a later step may not undo them)."""
 
     steps: list[Step] = field(default_factory=list)
     known: list[_Known] = field(default_factory=list)
@@ -43,7 +43,6 @@ class Walk:
     services: list[str] = field(default_factory=list)
     changes: list[list[Change]] = field(default_factory=list)
     picks: list[dict[tuple[str, int], Selection]] = field(default_factory=list)
-    claims: list[Criterion] = field(default_factory=list)
     broken: bool = False
 
 
@@ -283,15 +282,15 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
         if changes:  # it rewrote records with their own values: the state's version moved
             _rewind(ctx, walk_)
         return False  # a write that changes nothing (an update with no new values) is no step
-    if changes and walk_.claims and not all(
-            r.passed for r in score(walk_.claims, ctx.initial, env, "", [])):
-        _rewind(ctx, walk_)  # it undid an earlier step's change: its criterion would fail
-        return False
+    if changes and walk_.changes:
+        earlier = [c for step_changes in walk_.changes for c in step_changes]
+        if undoes(net_changes(earlier), net_changes(earlier + changes)):
+            _rewind(ctx, walk_)  # it undid an earlier step's change: that step would not count
+            return False
     service = name.split(SEPARATOR, 1)[0]
     walk_.steps.append(step)
     walk_.services.append(service)
     walk_.changes.append(changes)
-    walk_.claims.extend(state_criteria(index, step, changes))
     lists: dict[str, dict[int, list[Selection]]] = {}
     chosen: dict[tuple[str, int], Selection | None] = {}  # one selection per item
     for fact in extract_facts(tool.output_schema, envelope["data"], service):
