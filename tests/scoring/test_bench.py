@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from compoworld.scoring import PROBES
+
 BENCH = Path(__file__).parents[2] / "bench"
 
 
@@ -17,8 +19,7 @@ def test_probes_benchmark_json() -> None:
     report = json.loads(result.stdout)
     for block in ("tasks", "answer_variants"):
         agents = {a["agent"]: a for a in report[block]["agents"]}
-        assert list(agents) == ["oracle", "probe-claim", "probe-dump", "probe-write-all",
-                                "probe-call-all"]
+        assert list(agents) == ["oracle", *(f"probe-{p.kind}" for p in PROBES)]
         if report[block]["n"]:
             assert agents["oracle"]["full_completion"] == 1.0
             assert all(a["full_completion"] == 0.0 for name, a in agents.items() if name != "oracle")

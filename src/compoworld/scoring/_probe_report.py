@@ -13,10 +13,11 @@ from compoworld.rollout import Agent, OracleAgent, build_world, run_episode
 from compoworld.scoring._model import ScoredTrajectory
 from compoworld.scoring._probes import PROBES
 from compoworld.scoring._score import score_trajectory
-from compoworld.service import SEPARATOR
-from compoworld.tasks import Task
+from compoworld.service import SEPARATOR, Change
+from compoworld.tasks import Step, Task
 from compoworld.tasks._instruction import instruction
-from compoworld.tasks._rubric import answer_criteria
+from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
+from compoworld.world import World
 
 
 class AgentFigures(BaseModel):
@@ -40,13 +41,13 @@ class AgentFigures(BaseModel):
 
 
 def answer_variants(tasks: Sequence[Task]) -> list[Task]:
-    """Read-only variants of ``tasks`` that end on a question, so that answer checks are probed.
+    """Variants of ``tasks`` that end on a question, so that answer checks are probed.
 
     For each task whose plan holds a read step (after the first) with a knowable answer, the
-    variant keeps the plan up to that read, asks for the answer, and has one criterion: the
-    final answer states it (skipped where the instruction already holds the answer). Same world
-    as the original (its services and distractors). The generator makes few tasks that end on
-    a read, hence these.
+    variant keeps the plan up to that read and asks for the answer; its rubric is the cut
+    plan's own (the state criteria of the writes it keeps, the answers, nothing else changed).
+    Skipped where the instruction already holds the answer. Same world as the original (its
+    services and distractors). The generator makes few tasks that end on a read, hence these.
     """
     variants = []
     for task in tasks:
@@ -65,13 +66,27 @@ def answer_variants(tasks: Sequence[Task]) -> list[Task]:
             if any(str(v).casefold() in text.casefold() for a in answers for v in a.values):
                 continue  # the user already says the answer: no question to ask
             services = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in plan))
+            rubric = [*state_criteria(plan, _changes(world, plan), world.env), *answers,
+                      collateral_criterion()]
             variants.append(task.model_copy(update={
-                "id": f"{task.id}-answer", "plan": plan, "rubric": answers, "instruction": text,
+                "id": f"{task.id}-answer", "plan": plan, "rubric": rubric, "instruction": text,
                 "labels": task.labels.model_copy(update={"services": services}),
                 "provenance": {**task.provenance, "variant_of": task.id, "variant": "answer"}}))
             break
         world.env.close()
     return variants
+
+
+def _changes(world: World, plan: list[Step]) -> list[list[Change]]:
+    """Each step's journal entries, running ``plan`` on a fork of ``world``."""
+    env = world.fork().env
+    out = []
+    for step in plan:
+        mark = len(env.changes() or ())
+        env.call(step.tool, step.arguments)
+        out.append((env.changes() or [])[mark:])
+    env.close()
+    return out
 
 
 async def _trajectories(agent: Agent, tasks: Sequence[Task],
