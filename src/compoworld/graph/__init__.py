@@ -10,6 +10,8 @@ from compoworld.graph._graph import (
     Node,
     build_graph,
     param_key,
+    service_nodes,
+    statable,
     user_suppliable,
 )
 
@@ -23,6 +25,8 @@ __all__ = [
     "build_graph",
     "extract_facts",
     "param_key",
+    "service_nodes",
+    "statable",
     "to_graphml",
     "to_json",
     "user_suppliable",

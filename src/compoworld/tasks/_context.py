@@ -12,15 +12,15 @@ task's world. Building each task's world costs ~30 ms (more than the rest of an 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from compoworld.catalog import load_services, service_names
-from compoworld.graph import DependencyGraph, Key, build_graph, param_key
-from compoworld.service import Environment, Param, Tool
+from compoworld.graph import DependencyGraph, Key, build_graph, statable
+from compoworld.service import Environment
 from compoworld.simulate import OfflineSimulator, SimulationCache
-from compoworld.types import get_type
 from compoworld.world import catalog_environment
 
 # Types too generic to carry a dependency: a date or an amount links everything to everything.
@@ -61,7 +61,6 @@ class Context:
         initial: The seeded catalog, never called (the initial state scoring compares with).
         work: Where walks and reference runs happen; reset at each attempt.
         scratch: Where gates replay the plan (ablations, the second run); reset before each.
-        links: Per tool, the tools an answer of it can feed (a carrying key on the edge).
         starts: Read tools a walk can start from: the user can state every required argument
             (a value of a knowable type, or one of fixed choices) and a carrying link leaves
             the service within two steps.
@@ -76,12 +75,17 @@ class Context:
     initial: Environment
     work: Environment
     scratch: Environment
-    links: dict[str, tuple[str, ...]]
     starts: tuple[str, ...]
     leaves: frozenset[str]
     anchored: frozenset[str]
     needs: dict[str, tuple[Key | None, ...]]
     _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+
+    def next_tools(self, used: set[str]) -> set[str]:
+        """The tools an answer of one of ``used`` can feed (a carrying key links them), found
+        through the graph's index by key: within a service any strong key, across services
+        the :data:`LINK_TYPES`."""
+        return {t for u in used for t in linked(self.graph, u)}
 
     def user_values(self, service: str, semantic: str) -> list[Any]:
         """Values of ``semantic`` type the service holds initially: what a user could know."""
@@ -132,33 +136,39 @@ class Context:
         return self.scratch
 
 
-def _links(graph: DependencyGraph) -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {name: [] for name in graph.nodes}
-    for edge in graph.edges:
-        if any(carries(key, cross=edge.cross_service) for _, key in edge.via):
-            out[edge.source].append(edge.target)
-    return {name: tuple(sorted(targets)) for name, targets in out.items()}
+def linked(graph: DependencyGraph, name: str) -> Iterator[str]:
+    """The tools an answer of ``name`` can feed (with repeats): what a carrying key links."""
+    service = graph.nodes[name].service
+    for key in graph.nodes[name].outputs:
+        if not strong(key):
+            continue
+        cross = key[0] == "type" and key[1] in LINK_TYPES
+        for target, _ in graph.consumers(key):
+            if target != name and (cross or graph.nodes[target].service == service):
+                yield target
 
 
-def _leaves(graph: DependencyGraph, links: dict[str, tuple[str, ...]]) -> frozenset[str]:
+def _leaves(graph: DependencyGraph) -> frozenset[str]:
+    """Tools with a carrying link into another service (a link type some other service takes)."""
+    takers: dict[Key, set[str]] = {}
+    for key in graph.taken_keys():
+        if key[0] == "type" and key[1] in LINK_TYPES:
+            takers[key] = {graph.nodes[t].service for t, _ in graph.consumers(key)}
     return frozenset(name for name, node in graph.nodes.items()
-                     if any(graph.nodes[t].service != node.service for t in links[name]))
+                     if any(takers.get(k, set()) - {node.service} for k in node.outputs))
 
 
-def stated(param: Param) -> bool:
-    """Whether the user can state a value for this parameter of a read (a knowable type, or
-    one of fixed choices)."""
-    return bool(param.choices) or (param.semantic not in (None, "Ref")
-                                   and get_type(param.semantic).knowable)
+stated = statable
+"""Whether the user can state a value for this parameter of a read (a knowable type, or one
+of fixed choices): :func:`compoworld.graph.statable`."""
 
 
-def _starts(graph: DependencyGraph, links: dict[str, tuple[str, ...]], tools: dict[str, Tool],
-            leaves: frozenset[str]) -> tuple[str, ...]:
+def _starts(graph: DependencyGraph, leaves: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(
         name for name, node in graph.nodes.items()
-        if node.kind == "read" and all(stated(p) for p in tools[name].params if p.required)
+        if node.kind == "read" and node.required <= node.statable
         and (name in leaves or any(graph.nodes[t].service == node.service and t in leaves
-                                   for t in links[name]))))
+                                   for t in linked(graph, name)))))
 
 
 @lru_cache(maxsize=1)
@@ -170,21 +180,19 @@ def _catalog(seed: int) -> tuple[Environment, DependencyGraph]:
 @lru_cache(maxsize=2)
 def _context(seed: int, pid: int) -> Context:
     catalog, graph = _catalog(seed)
-    links = _links(graph)
     envs = []
     for _ in range(3):  # own connections and world models: nothing shared with a parent process
         env = catalog.fork()
         env.simulator = OfflineSimulator(env.pool)
         envs.append(env)
-    leaves = _leaves(graph, links)
-    starts = _starts(graph, links, catalog.tools, leaves)
-    anchored = frozenset(
-        n for n in starts for p in catalog.tools[n].params
-        if strong(param_key(p, graph.nodes[n].service)) and stated(p))
+    leaves = _leaves(graph)
+    starts = _starts(graph, leaves)
+    anchored = frozenset(n for n in starts
+                         if any(strong(graph.nodes[n].inputs[p]) for p in graph.nodes[n].statable))
     needs = {name: tuple(node.inputs[p] for p in sorted(node.required)
                          if not node.suppliable[p]) for name, node in graph.nodes.items()}
     return Context(seed=seed, graph=graph, initial=envs[0], work=envs[1], scratch=envs[2],
-                   links=links, starts=starts, leaves=leaves, anchored=anchored, needs=needs)
+                   starts=starts, leaves=leaves, anchored=anchored, needs=needs)
 
 
 def context(seed: int) -> Context:

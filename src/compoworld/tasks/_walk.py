@@ -232,7 +232,7 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
             or (len(set(current.services)) < 2 and len(current.steps) < length + 2)):
         used = {s.tool for s in current.steps}
         touched = set(current.services)
-        candidates = sorted({t for u in used for t in ctx.links[u] if t not in used
+        candidates = sorted({t for t in ctx.next_tools(used) if t not in used
                              and (graph.nodes[t].service in touched
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
