@@ -14,6 +14,7 @@ from compoworld.graph._graph import (
     statable,
     user_suppliable,
 )
+from compoworld.graph._index import index_dir, indexed_graph
 
 __all__ = [
     "DependencyGraph",
@@ -24,6 +25,8 @@ __all__ = [
     "Node",
     "build_graph",
     "extract_facts",
+    "index_dir",
+    "indexed_graph",
     "param_key",
     "service_nodes",
     "statable",

@@ -1,27 +1,30 @@
-"""What one process keeps to generate tasks fast: the seeded catalog, its graph with the walk's
-indexes, and three environments that are *reset* (a savepoint rollback, costing what changed)
-between attempts instead of being rebuilt.
+"""What one process keeps to generate tasks fast: the catalog's graph with the walk's indexes,
+and three environments that are *reset* (a savepoint rollback, costing what changed) between
+attempts instead of being rebuilt.
 
-Why the whole catalog and not each task's own world: every world of a seed is cut from the
-same seeded catalog state (``compose`` restricts it), and a tool only reads and writes its own
-service's tables, so a plan's calls, answers and changes are the same on the catalog as on its
-task's world. Building each task's world costs ~30 ms (more than the rest of an attempt);
+The environments start empty and grow: a service is mounted (from its seeded image, cached on
+disk) the first time a walk reaches it, so start-up reads the graph's index and builds nothing,
+and a run pays only for the services its walks reach. Why one growing environment and not each
+task's own world: a service seeds the same whatever else is mounted, and a tool only reads and
+writes its own service's tables, so a plan's calls, answers and changes are the same here as on
+its task's world. Building each task's world costs more than the rest of an attempt;
 ``tasks verify`` re-runs every gate on the task's own rebuilt world.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from compoworld.catalog import load_services, service_names
-from compoworld.graph import DependencyGraph, Key, build_graph, statable
+from compoworld.catalog import load_service, service_digest, service_domain, service_names
+from compoworld.errors import UserError
+from compoworld.graph import DependencyGraph, Key, indexed_graph, statable
 from compoworld.service import Environment
 from compoworld.simulate import OfflineSimulator, SimulationCache
-from compoworld.world import catalog_environment
+from compoworld.world import service_image
 
 # Types too generic to carry a dependency: a date or an amount links everything to everything.
 WEAK_TYPES = frozenset({"Date", "DateTime", "Time", "DurationMinutes", "Money", "Currency",
@@ -81,6 +84,16 @@ class Context:
     needs: dict[str, tuple[Key | None, ...]]
     _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
+    def mount(self, service: str) -> None:
+        """Mount ``service`` in the three environments (its seeded image; the first time a walk
+        reaches it), keeping what the work environment's episode did so far."""
+        if service in self.work.services:
+            return
+        built = load_service(service)
+        image = service_image(service, self.seed, self.initial.today)
+        for env in (self.initial, self.work, self.scratch):
+            env.mount(built, image)
+
     def next_tools(self, used: set[str]) -> set[str]:
         """The tools an answer of one of ``used`` can feed (a carrying key links them), found
         through the graph's index by key: within a service any strong key, across services
@@ -91,6 +104,7 @@ class Context:
         """Values of ``semantic`` type the service holds initially: what a user could know."""
         key = (service, semantic)
         if key not in self._values:
+            self.mount(service)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -107,6 +121,7 @@ class Context:
         names an untyped identifier, e.g. a ``server_id``, with a value that exists)."""
         key = (service, "\x00" + name)
         if key not in self._values:
+            self.mount(service)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -171,18 +186,47 @@ def _starts(graph: DependencyGraph, leaves: frozenset[str]) -> tuple[str, ...]:
                                    for t in linked(graph, name)))))
 
 
-@lru_cache(maxsize=1)
-def _catalog(seed: int) -> tuple[Environment, DependencyGraph]:
-    """The seeded catalog and its graph (built once per process; forked workers inherit it)."""
-    return catalog_environment(seed), build_graph(load_services(service_names()))
+def select_services(services: Sequence[str] | None = None,
+                    domains: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The catalog services generation walks over: all of them, or those named in ``services``
+    and those of ``domains`` (sorted).
+
+    Raises:
+        UserError: A domain no service has.
+        NotFound: An unknown service name (with the closest ones).
+    """
+    names = service_names()
+    if not services and not domains:
+        return tuple(names)
+    chosen = set()
+    for name in services or ():
+        service_digest(name)  # NotFound with suggestions for a typo
+        chosen.add(name)
+    if domains:
+        by_domain: dict[str, list[str]] = {}
+        for name in names:
+            by_domain.setdefault(service_domain(name), []).append(name)
+        unknown = sorted(set(domains) - set(by_domain))
+        if unknown:
+            raise UserError(f"no service has domain {', '.join(map(repr, unknown))} (domains: "
+                            f"{', '.join(sorted(by_domain))})")
+        chosen.update(n for d in domains for n in by_domain[d])
+    return tuple(sorted(chosen))
+
+
+@lru_cache(maxsize=4)
+def _graph(names: tuple[str, ...]) -> DependencyGraph:
+    """The graph of the services, from the index on disk (built once per process; forked
+    workers inherit it)."""
+    return indexed_graph(names, load=load_service, digest=service_digest)
 
 
 @lru_cache(maxsize=2)
-def _context(seed: int, pid: int) -> Context:
-    catalog, graph = _catalog(seed)
+def _context(seed: int, names: tuple[str, ...], pid: int) -> Context:
+    graph = _graph(names)
     envs = []
     for _ in range(3):  # own connections and world models: nothing shared with a parent process
-        env = catalog.fork()
+        env = Environment([], seed=seed)
         env.simulator = OfflineSimulator(env.pool)
         envs.append(env)
     leaves = _leaves(graph)
@@ -195,12 +239,13 @@ def _context(seed: int, pid: int) -> Context:
                    starts=starts, leaves=leaves, anchored=anchored, needs=needs)
 
 
-def context(seed: int) -> Context:
-    """This process's generation context for ``seed`` (a forked worker builds its own
-    environments from the inherited catalog image: no SQLite connection crosses a fork)."""
-    return _context(seed, os.getpid())
+def context(seed: int, services: tuple[str, ...] | None = None) -> Context:
+    """This process's generation context for ``seed`` over ``services`` (default: the catalog;
+    a forked worker builds its own environments: no SQLite connection crosses a fork)."""
+    return _context(seed, services if services is not None else tuple(service_names()),
+                    os.getpid())
 
 
-def warm(seed: int) -> None:
-    """Load the catalog and graph now (before starting worker processes that inherit them)."""
-    _catalog(seed)
+def warm(seed: int, services: tuple[str, ...] | None = None) -> None:
+    """Load the graph now (before starting worker processes that inherit it)."""
+    _graph(services if services is not None else tuple(service_names()))

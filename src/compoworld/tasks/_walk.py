@@ -265,6 +265,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     env = ctx.work
     if any(key is None or key not in walk_.by_key for key in ctx.needs[name]):
         return False  # an id it needs was never found (cheap check before filling)
+    ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
     tool = env.tools[name]
     filled = _fill(ctx, walk_, name, tool, rng, fake)
     if filled is None:
