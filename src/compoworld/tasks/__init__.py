@@ -1,6 +1,7 @@
 """Tasks: executed random walks over the cross-service graph, with rubric, instruction and
 verification gates (design and status: docs/design-tasks.md)."""
 
+from compoworld.tasks._context import select_services
 from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
     GenerationSettings,
@@ -42,5 +43,6 @@ __all__ = [
     "rewrite_instructions",
     "rows_by_id",
     "score",
+    "select_services",
     "verify_task",
 ]
