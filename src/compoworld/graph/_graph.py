@@ -161,10 +161,11 @@ class DependencyGraph:
         return [Edge(name, target, tuple(via[target])) for target in sorted(via)]
 
     def predecessors(self, name: str) -> list[Edge]:
-        """Edges into ``name``, by source name."""
-        sources = sorted({s for key in self.nodes[name].inputs.values() if key is not None
-                          for s in self.producers(key) if s != name})
-        return [e for s in sources for e in self.successors(s) if e.target == name]
+        """Edges into ``name``, in node order of their sources."""
+        sources = {s for key in self.nodes[name].inputs.values() if key is not None
+                   for s in self.producers(key) if s != name}
+        return [e for s in self.nodes if s in sources for e in self.successors(s)
+                if e.target == name]
 
     @property
     def edges(self) -> list[Edge]:

@@ -14,6 +14,7 @@ its task's world. Building each task's world costs more than the rest of an atte
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -83,6 +84,28 @@ class Context:
     anchored: frozenset[str]
     needs: dict[str, tuple[Key | None, ...]]
     _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    _start_services: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def draw_starts(self, rng: random.Random, count: int) -> list[str]:
+        """Up to ``count`` starts to try, in order: services drawn uniformly (without
+        replacement) and one start of each (anchored ones first, within a service and then
+        across), then the next start of each drawn service, and so on. Drawing services, not tools, is what lets a catalog's
+        small services start walks as often as its large ones."""
+        if not self._start_services:
+            for name in self.starts:
+                service = self.graph.nodes[name].service
+                self._start_services[service] = (*self._start_services.get(service, ()), name)
+        services = rng.sample(sorted(self._start_services), min(count, len(self._start_services)))
+        ranked = []
+        for service in services:
+            tools = list(self._start_services[service])
+            rng.shuffle(tools)
+            tools.sort(key=lambda n: n not in self.anchored)
+            ranked.append(tools)
+        order = [(i, tools[i] not in self.anchored, tools[i])
+                 for i in range(max(map(len, ranked), default=0))
+                 for tools in ranked if i < len(tools)]
+        return [name for *_, name in sorted(order, key=lambda o: o[:2])][:count]
 
     def mount(self, service: str) -> None:
         """Mount ``service`` in the three environments (its seeded image; the first time a walk

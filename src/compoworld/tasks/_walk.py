@@ -196,16 +196,16 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
     services or more.
 
     The start is a read the user can anchor from which a link leaves its service within two
-    steps (anchored ones first); each next step needs an argument an earlier answer holds. A
+    steps, its service drawn first (:meth:`Context.draw_starts`: every service with a start is
+    as likely; anchored starts first within one); each next step needs an argument an earlier
+    answer holds, the candidates of different services interleaved (a service with many tools
+    gets no more tries than one with few). A
     failed call, or one that would undo what an earlier step did, is not taken: the next
     candidate is tried instead.
     """
     ask = rng.random() < 0.3
-    starts = list(ctx.starts)
-    rng.shuffle(starts)
-    starts.sort(key=lambda n: n not in ctx.anchored)
     tries = 0
-    for name in starts[:24]:
+    for name in ctx.draw_starts(rng, 24):
         current = Walk()
         if not _try_step(ctx, current, name, rng, fake, need_source=False):
             continue
@@ -241,9 +241,14 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
         # Until the walk leaves its first service, steps that can lead out come first.
         ending = "read" if ask else "write"
         alone = len(touched) < 2
+        rank: dict[str, int] = {}  # a candidate's place among its service's candidates
+        ranks = {}
+        for n in candidates:
+            service = graph.nodes[n].service
+            ranks[n] = rank[service] = rank.get(service, -1) + 1
         candidates.sort(key=lambda n: (graph.nodes[n].service in touched,
                                        alone and n not in ctx.leaves,
-                                       last and graph.nodes[n].kind != ending))
+                                       last and graph.nodes[n].kind != ending, ranks[n]))
         if not any(_try_step(ctx, current, n, rng, fake, need_source=True)
                    for n in candidates[:40]):
             break
