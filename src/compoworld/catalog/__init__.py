@@ -14,7 +14,9 @@ A name the built-in catalog already has keeps the built-in service.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import os
 import pkgutil
 from functools import cache, lru_cache
@@ -27,7 +29,8 @@ import orjson
 from compoworld.errors import NotFound, UserError
 from compoworld.service import Service, ServiceSpec, build_service, load_spec
 
-__all__ = ["CATALOG_ENV", "load_service", "load_services", "service_names"]
+__all__ = ["CATALOG_ENV", "load_service", "load_services", "service_digest", "service_domain",
+           "service_names"]
 
 ENTRY_POINT_GROUP = "compoworld.services"
 CATALOG_ENV = "COMPOWORLD_CATALOG"
@@ -72,6 +75,10 @@ def _add(found: dict[str, Service | _SpecFile], service: Service | _SpecFile, or
     found[name] = service
 
 
+_MODULES: dict[str, str] = {}
+"""Service name → the module that defines it (hand-written and plugin services)."""
+
+
 @lru_cache(maxsize=1)
 def _discover() -> dict[str, Service | _SpecFile]:
     found: dict[str, Service | _SpecFile] = {}
@@ -83,11 +90,13 @@ def _discover() -> dict[str, Service | _SpecFile]:
         for value in vars(module).values():
             if isinstance(value, Service):
                 _add(found, value, info.name)
+                _MODULES[value.name] = info.name
     for path in sorted(_spec_files(resources.files(__name__)), key=str):
         _add(found, _SpecFile(path), str(path), _spec_name(path))
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        _add(found, _as_service(entry_point.load(), f"entry point {entry_point.name!r}"),
-             entry_point.value)
+        service = _as_service(entry_point.load(), f"entry point {entry_point.name!r}")
+        _add(found, service, entry_point.value)
+        _MODULES[service.name] = entry_point.value.partition(":")[0]
     return dict(sorted(found.items()))
 
 
@@ -163,3 +172,45 @@ def load_services(names: list[str] | None = None) -> list[Service]:
     if names is not None:
         return [load_service(n) for n in names]
     return [load_service(n) for n in service_names()]
+
+
+@cache
+def _file_digest(path: str) -> str:
+    with open(path, "rb") as source:
+        return hashlib.blake2b(source.read(), digest_size=16).hexdigest()
+
+
+def service_digest(name: str) -> str | None:
+    """A digest of what defines the service: its spec file's bytes, or the source of the module
+    that declares it (None when that cannot be read: nothing about it is cached on disk).
+    Caches of seeded images and of the graph's index are keyed by it.
+
+    Raises:
+        NotFound: No such service.
+    """
+    found = _discover().get(name)
+    if found is None:
+        external = _external_specs()
+        if name not in external:
+            raise NotFound("service", name, [*_discover(), *external])
+        return _file_digest(str(external[name]))
+    if isinstance(found, _SpecFile):
+        return _file_digest(str(found.path))
+    spec = importlib.util.find_spec(_MODULES.get(name, "")) if name in _MODULES else None
+    return _file_digest(spec.origin) if spec and spec.origin and os.path.isfile(spec.origin) \
+        else None
+
+
+@cache
+def _external_domain(path: Path) -> str:
+    return str(orjson.loads(path.read_bytes()).get("domain") or "")
+
+
+def service_domain(name: str) -> str:
+    """The service's domain, without building it when it is a spec (read from the file)."""
+    found = _discover().get(name)
+    if found is None and name in _external_specs():
+        return _external_domain(_external_specs()[name])
+    if isinstance(found, _SpecFile) and found.service is None:
+        return _external_domain(Path(str(found.path)))
+    return load_service(name).domain

@@ -19,6 +19,7 @@ from compoworld.tasks import (
     Task,
     generate_tasks,
     load_tasks,
+    select_services,
     verify_task,
 )
 from compoworld.tasks._generate import _signature
@@ -30,6 +31,10 @@ console = Console(stderr=True)
 def read_tasks(path: Path) -> list[Task]:
     """Tasks of a JSONL file (none if it does not exist yet)."""
     return load_tasks(path, missing_ok=True)
+
+
+def _split(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
 def _range(text: str, option: str) -> tuple[int, int]:
@@ -49,6 +54,15 @@ def generate(
     distractors: Annotated[int, typer.Option(help="Distractor services per world.")] = 2,
     interface: Annotated[str, typer.Option(help="direct or gateway.")] = "direct",
     workers: Annotated[int, typer.Option(help="Processes (the output does not depend on it).")] = 1,
+    services: Annotated[str | None, typer.Option(
+        help="Walk over these services only (comma-separated; distractors come from them "
+             "too).")] = None,
+    domains: Annotated[str | None, typer.Option(
+        help="Walk over the services of these domains (comma-separated; with --services: "
+             "both).")] = None,
+    ray: Annotated[str | None, typer.Option(
+        help="Run attempts as Ray tasks: 'local' (start one here), 'auto' or an address "
+             "(the output does not depend on it).")] = None,
 ) -> None:
     """Generate verified cross-service tasks by random walks over the dependency graph."""
     low, high = _range(walk_length, "--walk-length")
@@ -56,8 +70,12 @@ def generate(
         raise UserError(f"--walk-length must lie within 2-12 with low <= high, got {walk_length!r}")
     if interface not in ("direct", "gateway"):
         raise UserError(f"--interface must be 'direct' or 'gateway', got {interface!r}")
+    chosen = None
+    if services or domains:
+        chosen = select_services(_split(services), _split(domains))
     settings = GenerationSettings(min_steps=low, max_steps=high, distractors=distractors,
-                                  interface="direct" if interface == "direct" else "gateway")
+                                  interface="direct" if interface == "direct" else "gateway",
+                                  services=chosen)
     done = read_tasks(out)
     if any(t.seed != seed for t in done):
         raise UserError(f"{out} holds tasks of another seed; choose another --out")
@@ -75,7 +93,8 @@ def generate(
         bar = progress.add_task("tasks", total=tasks, completed=len(done), detail="")
         with out.open("ab") as sink:
             for task in generate_tasks(tasks - len(done), seed, settings, start_attempt=start,
-                                       stats=stats, seen=seen, workers=max(1, workers)):
+                                       stats=stats, seen=seen, workers=max(1, workers),
+                                       ray=(True if ray == "local" else ray) or False):
                 sink.write(task.model_dump_json().encode() + b"\n")
                 sink.flush()
                 rejected = ", ".join(f"{k} {v}" for k, v in sorted(stats.rejected.items()))

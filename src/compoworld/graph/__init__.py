@@ -10,8 +10,11 @@ from compoworld.graph._graph import (
     Node,
     build_graph,
     param_key,
+    service_nodes,
+    statable,
     user_suppliable,
 )
+from compoworld.graph._index import index_dir, indexed_graph
 
 __all__ = [
     "DependencyGraph",
@@ -22,7 +25,11 @@ __all__ = [
     "Node",
     "build_graph",
     "extract_facts",
+    "index_dir",
+    "indexed_graph",
     "param_key",
+    "service_nodes",
+    "statable",
     "to_graphml",
     "to_json",
     "user_suppliable",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from compoworld.service import SEPARATOR, Param, Service, Tool
@@ -46,9 +46,20 @@ def user_suppliable(param: Param) -> bool:
     return param.semantic is None or get_type(param.semantic).knowable
 
 
+def statable(param: Param) -> bool:
+    """Whether a user can state a value for this parameter (one of fixed choices, or a value
+    of a knowable semantic type): what a walk may start from."""
+    return bool(param.choices) or (param.semantic not in (None, "Ref")
+                                   and get_type(param.semantic).knowable)
+
+
 @dataclass(frozen=True)
 class Node:
-    """A tool in the graph."""
+    """A tool in the graph (plain data: what the index on disk holds of a tool).
+
+    Attributes:
+        statable: Parameters a user can state (see :func:`statable`).
+    """
 
     name: str
     service: str
@@ -57,6 +68,21 @@ class Node:
     inputs: dict[str, Key | None]
     suppliable: dict[str, bool]
     required: frozenset[str]
+    statable: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "service": self.service, "kind": self.kind,
+                "outputs": sorted(self.outputs), "inputs": self.inputs,
+                "suppliable": self.suppliable, "required": sorted(self.required),
+                "statable": sorted(self.statable)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Node:
+        return cls(name=data["name"], service=data["service"], kind=data["kind"],
+                   outputs=frozenset(tuple(k) for k in data["outputs"]),
+                   inputs={p: (tuple(k) if k else None) for p, k in data["inputs"].items()},
+                   suppliable=data["suppliable"], required=frozenset(data["required"]),
+                   statable=frozenset(data["statable"]))
 
 
 @dataclass(frozen=True)
@@ -72,11 +98,16 @@ class Edge:
         return self.source.split(SEPARATOR)[0] != self.target.split(SEPARATOR)[0]
 
 
-@dataclass
 class DependencyGraph:
     """Nodes are tools (``service__tool``); an edge A → B exists where a field A returns has the
     semantic type (or entity reference) of a parameter B takes. Edges across services are what
     composition adds.
+
+    The graph is stored as an index, linear in the number of tools: per key (a semantic type
+    or an entity reference), the tools that return it and the parameters that take it. Edges
+    are found through it (:meth:`successors`, :meth:`consumers`); :attr:`edges` lists them all
+    (for exports and statistics: it grows with the square of the tools, so nothing that runs
+    per task asks for it).
 
     Example:
         >>> from compoworld.catalog import load_services
@@ -85,37 +116,69 @@ class DependencyGraph:
         True
     """
 
-    nodes: dict[str, Node] = field(default_factory=dict)
-    edges: list[Edge] = field(default_factory=list)
-
-    _by_source: dict[str, list[Edge]] = field(default_factory=dict, init=False, repr=False)
-    _by_target: dict[str, list[Edge]] = field(default_factory=dict, init=False, repr=False)
-    _indexed: int = field(default=-1, init=False, repr=False)
+    def __init__(self, nodes: dict[str, Node] | None = None) -> None:
+        self.nodes: dict[str, Node] = nodes if nodes is not None else {}
+        self._needs: dict[Key, list[tuple[str, str]]] = {}
+        self._makes: dict[Key, list[str]] = {}
+        self._indexed = -1
 
     def _index(self) -> None:
-        if self._indexed == len(self.edges):
+        if self._indexed == len(self.nodes):
             return
-        self._by_source, self._by_target = defaultdict(list), defaultdict(list)
-        for edge in self.edges:
-            self._by_source[edge.source].append(edge)
-            self._by_target[edge.target].append(edge)
-        self._indexed = len(self.edges)
+        needs: dict[Key, list[tuple[str, str]]] = defaultdict(list)
+        makes: dict[Key, list[str]] = defaultdict(list)
+        for node in self.nodes.values():
+            for param, key in node.inputs.items():
+                if key is not None:
+                    needs[key].append((node.name, param))
+            for key in node.outputs:
+                makes[key].append(node.name)
+        self._needs, self._makes, self._indexed = dict(needs), dict(makes), len(self.nodes)
+
+    def consumers(self, key: Key) -> list[tuple[str, str]]:
+        """``(tool, parameter)`` pairs that take a value of ``key``, in node order."""
+        self._index()
+        return self._needs.get(key, [])
+
+    def producers(self, key: Key) -> list[str]:
+        """Tools whose answers hold a value of ``key``, in node order."""
+        self._index()
+        return self._makes.get(key, [])
+
+    def taken_keys(self) -> list[Key]:
+        """Every key some parameter takes."""
+        self._index()
+        return list(self._needs)
 
     def successors(self, name: str) -> list[Edge]:
-        """Edges out of ``name`` (indexed once: walks ask this at every step)."""
-        self._index()
-        return self._by_source.get(name, [])
+        """Edges out of ``name``, by target name (found through the index)."""
+        source = self.nodes[name]
+        via: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+        for key in sorted(source.outputs):
+            for target, param in self.consumers(key):
+                if target != name:
+                    via[target].append((param, key))
+        return [Edge(name, target, tuple(via[target])) for target in sorted(via)]
 
     def predecessors(self, name: str) -> list[Edge]:
-        self._index()
-        return self._by_target.get(name, [])
+        """Edges into ``name``, in node order of their sources."""
+        sources = {s for key in self.nodes[name].inputs.values() if key is not None
+                   for s in self.producers(key) if s != name}
+        return [e for s in self.nodes if s in sources for e in self.successors(s)
+                if e.target == name]
+
+    @property
+    def edges(self) -> list[Edge]:
+        """Every edge, source by source (quadratic in the tools: for exports and stats)."""
+        return [e for name in self.nodes for e in self.successors(name)]
 
     def stats(self) -> dict[str, Any]:
         """Counts and spreads: nodes, edges, cross-service edges, components, degrees."""
         out_degree: dict[str, int] = defaultdict(int)
         in_degree: dict[str, int] = defaultdict(int)
         by_key: dict[str, int] = defaultdict(int)
-        for edge in self.edges:
+        edges = self.edges
+        for edge in edges:
             out_degree[edge.source] += 1
             in_degree[edge.target] += 1
             for _, key in edge.via:
@@ -129,8 +192,8 @@ class DependencyGraph:
         components = self.components()
         return {
             "nodes": len(self.nodes),
-            "edges": len(self.edges),
-            "cross_service_edges": sum(e.cross_service for e in self.edges),
+            "edges": len(edges),
+            "cross_service_edges": sum(e.cross_service for e in edges),
             "services": len({n.service for n in self.nodes.values()}),
             "components": len(components),
             "largest_component": max((len(c) for c in components), default=0),
@@ -141,7 +204,7 @@ class DependencyGraph:
         }
 
     def components(self) -> list[set[str]]:
-        """Weakly connected components, largest first."""
+        """Weakly connected components, largest first (through the index: linear)."""
         parent = {n: n for n in self.nodes}
 
         def root(n: str) -> str:
@@ -150,8 +213,14 @@ class DependencyGraph:
                 n = parent[n]
             return n
 
-        for edge in self.edges:
-            parent[root(edge.source)] = root(edge.target)
+        self._index()
+        for key, needs in self._needs.items():
+            makers = self._makes.get(key, [])
+            tools = list(dict.fromkeys([*makers, *(t for t, _ in needs)]))
+            if makers and len(tools) > 1 and not (len(makers) == 1 and all(
+                    t == makers[0] for t, _ in needs)):  # an edge exists: all of them are joined
+                for tool in tools[1:]:
+                    parent[root(tool)] = root(tools[0])
         groups: dict[str, set[str]] = defaultdict(set)
         for n in self.nodes:
             groups[root(n)].add(n)
@@ -165,27 +234,15 @@ def _node(service: Service, tool: Tool) -> Node:
         outputs=frozenset(_output_keys(tool.output_schema, service.name)), inputs=inputs,
         suppliable={p.name: user_suppliable(p) for p in tool.params},
         required=frozenset(p.name for p in tool.params if p.required),
+        statable=frozenset(p.name for p in tool.params if statable(p)),
     )
+
+
+def service_nodes(service: Service) -> list[Node]:
+    """The graph's nodes of one service's tools (what the on-disk index keeps per service)."""
+    return [_node(service, tool) for tool in service.tools.values()]
 
 
 def build_graph(services: Iterable[Service]) -> DependencyGraph:
     """The dependency graph of a set of services (e.g. a world's, or the whole catalog)."""
-    graph = DependencyGraph()
-    for service in services:
-        for tool in service.tools.values():
-            node = _node(service, tool)
-            graph.nodes[node.name] = node
-    needs: dict[Key, list[tuple[str, str]]] = defaultdict(list)
-    for node in graph.nodes.values():
-        for param, key in node.inputs.items():
-            if key is not None:
-                needs[key].append((node.name, param))
-    for source in graph.nodes.values():
-        via: dict[str, list[tuple[str, Key]]] = defaultdict(list)
-        for key in sorted(source.outputs):
-            for target, param in needs.get(key, ()):
-                if target != source.name:
-                    via[target].append((param, key))
-        for target in sorted(via):
-            graph.edges.append(Edge(source.name, target, tuple(via[target])))
-    return graph
+    return DependencyGraph({n.name: n for s in services for n in service_nodes(s)})

@@ -17,6 +17,7 @@ from compoworld.service._engine import build_service
 from compoworld.service._entity import Column, Entity, Page, Result
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._environment import SEPARATOR, Environment, ToolFailure, qualified_name
+from compoworld.service._image import seeding_version
 from compoworld.service._openai import openai_tools
 from compoworld.service._service import Service
 from compoworld.service._simulation import SimulatedCall, Simulator, SimulatorStats
@@ -69,4 +70,5 @@ __all__ = [
     "qualified_name",
     "sample_arguments",
     "save_spec",
+    "seeding_version",
 ]

@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import sqlite3
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -20,6 +20,7 @@ from typing import Any
 from compoworld.errors import NotFound, ToolError, UserError, closest
 from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, chain
 from compoworld.service._envelope import Envelope, fail, ok
+from compoworld.service._image import create_tables, fill
 from compoworld.service._service import Service
 from compoworld.service._simulation import SIMULATED_HISTORY, SimulatedCall, Simulator
 from compoworld.service._tool import Tool
@@ -100,11 +101,15 @@ class Environment:
     def __init__(
         self, services: Sequence[Service], *, seed: int = 0, pool: Pool | None = None,
         today: date | None = None, simulator: Simulator | None = None,
+        images: Mapping[str, bytes] | None = None,
     ) -> None:
         names = [s.name for s in services]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise UserError(f"services mounted twice: {', '.join(map(repr, duplicates))}")
+        missing = [n for n in names if images is not None and n not in images]
+        if missing:
+            raise UserError(f"no seeded image given for {', '.join(map(repr, missing))}")
         self.seed = seed
         self.pool = pool or _shared_pool(seed, today or DEFAULT_TODAY)
         self.today = today or self.pool.today
@@ -114,7 +119,8 @@ class Environment:
         }
         self._conn = _connect()
         self._dbs = self._make_dbs()
-        self._build()
+        self._pending: dict[str, bytes] = {}
+        self._build(images)
         self._journal.clear()  # seeding is the initial state, not a change
         self._image = self._conn.serialize()
         self.failures: list[ToolFailure] = []
@@ -122,6 +128,30 @@ class Environment:
         self._simulated: list[tuple[str, dict[str, Any], Any]] = []
         self._at_initial = True
         self._begin_episode(at_initial=True)
+
+    @classmethod
+    def assemble(cls, services: Sequence[Service], images: Mapping[str, bytes], *,
+                 seed: int = 0, today: date | None = None,
+                 simulator: Simulator | None = None) -> Environment:
+        """The environment of ``services`` assembled from their seeded images (each made by
+        :meth:`image` with the same seed and date): the state a fresh build would hold, at
+        the cost of copying rows instead of seeding them.
+
+        Example:
+            >>> from compoworld.catalog import load_service
+            >>> contacts = load_service("contacts")
+            >>> built = Environment([contacts], seed=3)
+            >>> made = Environment.assemble([contacts], {"contacts": built.image()}, seed=3)
+            >>> made.rows() == built.rows()
+            True
+        """
+        return cls(services, seed=seed, today=today, simulator=simulator, images=images)
+
+    def image(self) -> bytes:
+        """The initial state as SQLite bytes (what :meth:`assemble` and :meth:`mount` take)."""
+        if self._pending:
+            return self.fork()._image
+        return self._image
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -131,12 +161,10 @@ class Environment:
         return {name: Db(self._conn, name, s.tables, self.today, self._journal)
                 for name, s in self.services.items()}
 
-    def _build(self) -> None:
+    def _build(self, images: Mapping[str, bytes] | None) -> None:
         conn = self._conn
         conn.execute(f"CREATE TABLE {SEQUENCE_TABLE} (name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
         conn.execute(f"CREATE TABLE {VERSION_TABLE} (service TEXT PRIMARY KEY, version TEXT NOT NULL)")
-        conn.executemany(f"INSERT INTO {VERSION_TABLE} VALUES (?, ?)",
-                         [(name, name) for name in self.services])
         for service in self.services.values():
             for table in service.tables.values():
                 for column in table.columns:
@@ -145,16 +173,52 @@ class Environment:
                             f"{service.name}.{table.entity_name}.{column.name} refers to unknown "
                             f"entity {column.ref!r} (entities: {', '.join(service.tables)})"
                         )
-                for statement in table.ddl():
-                    conn.execute(statement)
+        if images is not None:
+            for name, service in self.services.items():
+                fill(conn, service, images[name])
+            return
         conn.execute("BEGIN")
         try:
             for name, service in self.services.items():
+                create_tables(conn, service)
                 service.seed(self._dbs[name], self.pool)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    def mount(self, service: Service, image: bytes) -> None:
+        """Add ``service`` in its seeded state (``image``, see :meth:`image`), keeping the
+        episode under way: what the episode did stays, the new service starts at its initial
+        state, and :meth:`reset` and :meth:`fork` include it from now on. Mounting a service
+        already mounted does nothing. (A state :meth:`restore`-d afterwards must have been taken
+        after the mount.)
+
+        This is how a world grows on demand: task generation mounts a service the first time
+        a walk reaches it, so it never pays for the services no walk reaches.
+        """
+        if service.name in self.services:
+            return
+        fill(self._conn, service, image)  # inside the episode: a reset settles it (below)
+        self._pending[service.name] = image
+        self.services = {**self.services, service.name: service}  # forks share the old dicts
+        self.tools = {**self.tools, **{qualified_name(service.name, t.name): t
+                                       for t in service.tools.values()}}
+        self._dbs[service.name] = Db(self._conn, service.name, service.tables, self.today,
+                                     self._journal)
+
+    def _settle(self) -> None:
+        """Make the services mounted during the episode part of the initial state (the episode's
+        own work is dropped: this runs on reset)."""
+        conn = self._conn
+        conn.execute("ROLLBACK")
+        if not self._at_initial:
+            _load(conn, self._image)
+        for name, image in self._pending.items():
+            fill(conn, self.services[name], image)
+        self._pending = {}
+        self._image = conn.serialize()
+        self._begin_episode(at_initial=True)
 
     def fork(self) -> Environment:
         """A new, independent environment in this one's *initial* state (fast: no reseeding)."""
@@ -164,6 +228,11 @@ class Environment:
         other._conn = _connect()
         other._conn.deserialize(self._image)
         other._dbs = other._make_dbs()
+        other._pending = {}
+        if self._pending:  # services mounted during this episode start in their initial state
+            for name, image in self._pending.items():
+                fill(other._conn, self.services[name], image)
+            other._image = other._conn.serialize()
         other.failures = []
         other.simulator = self.simulator
         other._simulated = []
@@ -178,6 +247,8 @@ class Environment:
         """
         for name in names:
             self.db(name)  # NotFound with suggestions for a typo
+        if self._pending:
+            return self.fork().restrict(names)
         conn = _connect()
         conn.deserialize(self._image)
         conn.execute("PRAGMA foreign_keys = OFF")
@@ -197,6 +268,7 @@ class Environment:
                        if n.split(SEPARATOR, 1)[0] in other.services}
         other._conn, other._image = conn, conn.serialize()
         other._dbs = other._make_dbs()
+        other._pending = {}
         other.failures, other.simulator, other._simulated = [], self.simulator, []
         other._begin_episode(at_initial=True)
         return other
@@ -221,7 +293,9 @@ class Environment:
 
     def reset(self) -> None:
         """Restore the initial seeded state (and forget failures and simulated answers)."""
-        if self._at_initial:
+        if self._pending:
+            self._settle()
+        elif self._at_initial:
             self._conn.execute("ROLLBACK TO episode")
         else:  # a snapshot or restore committed a state since: load the initial image
             self._replace(self._image, at_initial=True)

@@ -3,6 +3,7 @@ verification gates (design and status: docs/design-tasks.md)."""
 
 from compoworld.tasks._answer import states
 from compoworld.tasks._check import Call, CriterionResult, score
+from compoworld.tasks._context import select_services
 from compoworld.tasks._diff import net_changes, rows_by_id, run_diff
 from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
@@ -47,6 +48,7 @@ __all__ = [
     "rows_by_id",
     "run_diff",
     "score",
+    "select_services",
     "states",
     "verify_task",
 ]

@@ -1,27 +1,31 @@
-"""What one process keeps to generate tasks fast: the seeded catalog, its graph with the walk's
-indexes, and three environments that are *reset* (a savepoint rollback, costing what changed)
-between attempts instead of being rebuilt.
+"""What one process keeps to generate tasks fast: the catalog's graph with the walk's indexes,
+and three environments that are *reset* (a savepoint rollback, costing what changed) between
+attempts instead of being rebuilt.
 
-Why the whole catalog and not each task's own world: every world of a seed is cut from the
-same seeded catalog state (``compose`` restricts it), and a tool only reads and writes its own
-service's tables, so a plan's calls, answers and changes are the same on the catalog as on its
-task's world. Building each task's world costs ~30 ms (more than the rest of an attempt);
+The environments start empty and grow: a service is mounted (from its seeded image, cached on
+disk) the first time a walk reaches it, so start-up reads the graph's index and builds nothing,
+and a run pays only for the services its walks reach. Why one growing environment and not each
+task's own world: a service seeds the same whatever else is mounted, and a tool only reads and
+writes its own service's tables, so a plan's calls, answers and changes are the same here as on
+its task's world. Building each task's world costs more than the rest of an attempt;
 ``tasks verify`` re-runs every gate on the task's own rebuilt world.
 """
 
 from __future__ import annotations
 
 import os
+import random
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from compoworld.catalog import load_services, service_names
-from compoworld.graph import DependencyGraph, Key, build_graph, param_key
-from compoworld.service import Environment, Param, Tool
+from compoworld.catalog import load_service, service_digest, service_domain, service_names
+from compoworld.errors import UserError
+from compoworld.graph import DependencyGraph, Key, indexed_graph, statable
+from compoworld.service import Environment
 from compoworld.simulate import OfflineSimulator, SimulationCache
-from compoworld.types import get_type
-from compoworld.world import catalog_environment
+from compoworld.world import service_image
 
 # Types too generic to carry a dependency: a date or an amount links everything to everything.
 WEAK_TYPES = frozenset({"Date", "DateTime", "Time", "DurationMinutes", "Money", "Currency",
@@ -61,7 +65,6 @@ class Context:
         initial: The seeded catalog, never called (the initial state scoring compares with).
         work: Where walks and reference runs happen; reset at each attempt.
         scratch: Where gates replay the plan (ablations, the second run); reset before each.
-        links: Per tool, the tools an answer of it can feed (a carrying key on the edge).
         starts: Read tools a walk can start from: the user can state every required argument
             (a value of a knowable type, or one of fixed choices) and a carrying link leaves
             the service within two steps.
@@ -76,17 +79,56 @@ class Context:
     initial: Environment
     work: Environment
     scratch: Environment
-    links: dict[str, tuple[str, ...]]
     starts: tuple[str, ...]
     leaves: frozenset[str]
     anchored: frozenset[str]
     needs: dict[str, tuple[Key | None, ...]]
     _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    _start_services: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def draw_starts(self, rng: random.Random, count: int) -> list[str]:
+        """Up to ``count`` starts to try, in order: services drawn uniformly (without
+        replacement) and one start of each (anchored ones first, within a service and then
+        across), then the next start of each drawn service, and so on. Drawing services, not
+        tools, is what lets a catalog's small services start walks as often as its large
+        ones."""
+        if not self._start_services:
+            for name in self.starts:
+                service = self.graph.nodes[name].service
+                self._start_services[service] = (*self._start_services.get(service, ()), name)
+        services = rng.sample(sorted(self._start_services), min(count, len(self._start_services)))
+        ranked = []
+        for service in services:
+            tools = list(self._start_services[service])
+            rng.shuffle(tools)
+            tools.sort(key=lambda n: n not in self.anchored)
+            ranked.append(tools)
+        order = [(i, tools[i] not in self.anchored, tools[i])
+                 for i in range(max(map(len, ranked), default=0))
+                 for tools in ranked if i < len(tools)]
+        return [name for *_, name in sorted(order, key=lambda o: o[:2])][:count]
+
+    def mount(self, service: str) -> None:
+        """Mount ``service`` in the three environments (its seeded image; the first time a walk
+        reaches it), keeping what the work environment's episode did so far."""
+        if service in self.work.services:
+            return
+        built = load_service(service)
+        image = service_image(service, self.seed, self.initial.today)
+        for env in (self.initial, self.work, self.scratch):
+            env.mount(built, image)
+
+    def next_tools(self, used: set[str]) -> set[str]:
+        """The tools an answer of one of ``used`` can feed (a carrying key links them), found
+        through the graph's index by key: within a service any strong key, across services
+        the :data:`LINK_TYPES`."""
+        return {t for u in used for t in linked(self.graph, u)}
 
     def user_values(self, service: str, semantic: str) -> list[Any]:
         """Values of ``semantic`` type the service holds initially: what a user could know."""
         key = (service, semantic)
         if key not in self._values:
+            self.mount(service)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -103,6 +145,7 @@ class Context:
         names an untyped identifier, e.g. a ``server_id``, with a value that exists)."""
         key = (service, "\x00" + name)
         if key not in self._values:
+            self.mount(service)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -132,67 +175,101 @@ class Context:
         return self.scratch
 
 
-def _links(graph: DependencyGraph) -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {name: [] for name in graph.nodes}
-    for edge in graph.edges:
-        if any(carries(key, cross=edge.cross_service) for _, key in edge.via):
-            out[edge.source].append(edge.target)
-    return {name: tuple(sorted(targets)) for name, targets in out.items()}
+def linked(graph: DependencyGraph, name: str) -> Iterator[str]:
+    """The tools an answer of ``name`` can feed (with repeats): what a carrying key links."""
+    service = graph.nodes[name].service
+    for key in graph.nodes[name].outputs:
+        if not strong(key):
+            continue
+        cross = key[0] == "type" and key[1] in LINK_TYPES
+        for target, _ in graph.consumers(key):
+            if target != name and (cross or graph.nodes[target].service == service):
+                yield target
 
 
-def _leaves(graph: DependencyGraph, links: dict[str, tuple[str, ...]]) -> frozenset[str]:
+def _leaves(graph: DependencyGraph) -> frozenset[str]:
+    """Tools with a carrying link into another service (a link type some other service takes)."""
+    takers: dict[Key, set[str]] = {}
+    for key in graph.taken_keys():
+        if key[0] == "type" and key[1] in LINK_TYPES:
+            takers[key] = {graph.nodes[t].service for t, _ in graph.consumers(key)}
     return frozenset(name for name, node in graph.nodes.items()
-                     if any(graph.nodes[t].service != node.service for t in links[name]))
+                     if any(takers.get(k, set()) - {node.service} for k in node.outputs))
 
 
-def stated(param: Param) -> bool:
-    """Whether the user can state a value for this parameter of a read (a knowable type, or
-    one of fixed choices)."""
-    return bool(param.choices) or (param.semantic not in (None, "Ref")
-                                   and get_type(param.semantic).knowable)
+stated = statable
+"""Whether the user can state a value for this parameter of a read (a knowable type, or one
+of fixed choices): :func:`compoworld.graph.statable`."""
 
 
-def _starts(graph: DependencyGraph, links: dict[str, tuple[str, ...]], tools: dict[str, Tool],
-            leaves: frozenset[str]) -> tuple[str, ...]:
+def _starts(graph: DependencyGraph, leaves: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(
         name for name, node in graph.nodes.items()
-        if node.kind == "read" and all(stated(p) for p in tools[name].params if p.required)
+        if node.kind == "read" and node.required <= node.statable
         and (name in leaves or any(graph.nodes[t].service == node.service and t in leaves
-                                   for t in links[name]))))
+                                   for t in linked(graph, name)))))
 
 
-@lru_cache(maxsize=1)
-def _catalog(seed: int) -> tuple[Environment, DependencyGraph]:
-    """The seeded catalog and its graph (built once per process; forked workers inherit it)."""
-    return catalog_environment(seed), build_graph(load_services(service_names()))
+def select_services(services: Sequence[str] | None = None,
+                    domains: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The catalog services generation walks over: all of them, or those named in ``services``
+    and those of ``domains`` (sorted).
+
+    Raises:
+        UserError: A domain no service has.
+        NotFound: An unknown service name (with the closest ones).
+    """
+    names = service_names()
+    if not services and not domains:
+        return tuple(names)
+    chosen = set()
+    for name in services or ():
+        service_digest(name)  # NotFound with suggestions for a typo
+        chosen.add(name)
+    if domains:
+        by_domain: dict[str, list[str]] = {}
+        for name in names:
+            by_domain.setdefault(service_domain(name), []).append(name)
+        unknown = sorted(set(domains) - set(by_domain))
+        if unknown:
+            raise UserError(f"no service has domain {', '.join(map(repr, unknown))} (domains: "
+                            f"{', '.join(sorted(by_domain))})")
+        chosen.update(n for d in domains for n in by_domain[d])
+    return tuple(sorted(chosen))
+
+
+@lru_cache(maxsize=4)
+def _graph(names: tuple[str, ...]) -> DependencyGraph:
+    """The graph of the services, from the index on disk (built once per process; forked
+    workers inherit it)."""
+    return indexed_graph(names, load=load_service, digest=service_digest)
 
 
 @lru_cache(maxsize=2)
-def _context(seed: int, pid: int) -> Context:
-    catalog, graph = _catalog(seed)
-    links = _links(graph)
+def _context(seed: int, names: tuple[str, ...], pid: int) -> Context:
+    graph = _graph(names)
     envs = []
     for _ in range(3):  # own connections and world models: nothing shared with a parent process
-        env = catalog.fork()
+        env = Environment([], seed=seed)
         env.simulator = OfflineSimulator(env.pool)
         envs.append(env)
-    leaves = _leaves(graph, links)
-    starts = _starts(graph, links, catalog.tools, leaves)
-    anchored = frozenset(
-        n for n in starts for p in catalog.tools[n].params
-        if strong(param_key(p, graph.nodes[n].service)) and stated(p))
+    leaves = _leaves(graph)
+    starts = _starts(graph, leaves)
+    anchored = frozenset(n for n in starts
+                         if any(strong(graph.nodes[n].inputs[p]) for p in graph.nodes[n].statable))
     needs = {name: tuple(node.inputs[p] for p in sorted(node.required)
                          if not node.suppliable[p]) for name, node in graph.nodes.items()}
     return Context(seed=seed, graph=graph, initial=envs[0], work=envs[1], scratch=envs[2],
-                   links=links, starts=starts, leaves=leaves, anchored=anchored, needs=needs)
+                   starts=starts, leaves=leaves, anchored=anchored, needs=needs)
 
 
-def context(seed: int) -> Context:
-    """This process's generation context for ``seed`` (a forked worker builds its own
-    environments from the inherited catalog image: no SQLite connection crosses a fork)."""
-    return _context(seed, os.getpid())
+def context(seed: int, services: tuple[str, ...] | None = None) -> Context:
+    """This process's generation context for ``seed`` over ``services`` (default: the catalog;
+    a forked worker builds its own environments: no SQLite connection crosses a fork)."""
+    return _context(seed, services if services is not None else tuple(service_names()),
+                    os.getpid())
 
 
-def warm(seed: int) -> None:
-    """Load the catalog and graph now (before starting worker processes that inherit them)."""
-    _catalog(seed)
+def warm(seed: int, services: tuple[str, ...] | None = None) -> None:
+    """Load the graph now (before starting worker processes that inherit it)."""
+    _graph(services if services is not None else tuple(service_names()))

@@ -11,9 +11,10 @@ import time
 import typing
 from collections import Counter, deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from faker import Faker
 
@@ -22,6 +23,7 @@ from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._model import Capability, Condition, Criterion, Labels, Step, Task
+from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
@@ -33,12 +35,15 @@ GENERATOR_VERSION = "walk-v2"
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """What shapes the tasks: walk length, distractors, interface."""
+    """What shapes the tasks: walk length, distractors, interface, and the services walked
+    over (None: the whole catalog; else a sorted tuple, see
+    :func:`compoworld.tasks.select_services`, which distractors are drawn from too)."""
 
     min_steps: int = 3
     max_steps: int = 6
     distractors: int = 2
     interface: Interface = "direct"
+    services: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -146,7 +151,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     rng = random.Random(derive_seed(seed, "task", attempt))
     fake = _faker()
     fake.seed_instance(derive_seed(seed, "task-text", attempt))
-    ctx = context(seed)
+    ctx = context(seed, settings.services)
     env = ctx.fresh_work()
     walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
     if walked is None:
@@ -180,7 +185,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if failed:
         return failed[0], signature
     today = ctx.initial.today.isoformat()
-    distractors = choose_distractors(involved, settings.distractors, seed=seed)
+    distractors = choose_distractors(involved, settings.distractors, seed=seed,
+                                     pool=settings.services)
     task = Task(
         id=task_id, seed=seed, involved=involved, distractors=distractors,
         interface=settings.interface, today=today, system_prompt=system_prompt(today),
@@ -233,11 +239,11 @@ def _chunk(job: tuple[int, int, int, GenerationSettings, str]
     return out
 
 
-def _pool(workers: int, seed: int) -> ProcessPoolExecutor:
+def _pool(workers: int, seed: int, settings: GenerationSettings) -> ProcessPoolExecutor:
     """Worker processes. Forked (they inherit the loaded catalog, graph and seeded image: no
     start-up cost) when this process runs one thread; spawned (each loads the catalog) when
     other threads run, since forking those is unsafe."""
-    warm(seed)
+    warm(seed, settings.services)
     method = ("fork" if "fork" in multiprocessing.get_all_start_methods()
               and threading.active_count() == 1 else "spawn")
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
@@ -246,7 +252,8 @@ def _pool(workers: int, seed: int) -> ProcessPoolExecutor:
 def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = None, *,
                    start_attempt: int = 0, stats: GenerationStats | None = None,
                    seen: set[Signature] | None = None,
-                   max_attempts: int | None = None, workers: int = 1) -> Iterator[Task]:
+                   max_attempts: int | None = None, workers: int = 1,
+                   ray: bool | str = False) -> Iterator[Task]:
     """Yield up to ``n`` verified tasks, attempt by attempt from ``start_attempt``.
 
     Deterministic: attempt ``i`` of seed ``s`` always gives the same task (or rejection), and
@@ -262,6 +269,9 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
         seen: Signatures of tasks already kept (a resumed run's); kept ones are added.
         max_attempts: Give up after this many attempts (default ``max(20, 10 n)``).
         workers: Processes.
+        ray: Run the attempts as Ray tasks instead (the same chunks ``workers`` sends to
+            processes): True for the instance initialized in this process or a new local one,
+            or an address (``"auto"``, ``"ray://host:10001"``). The output is the same.
 
     Example:
         >>> tasks = list(generate_tasks(2, seed=0))
@@ -276,8 +286,14 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
     kept = 0
     if n <= 0:
         return
-    pool = _pool(workers, seed) if workers > 1 else None
-    pending: deque[Future[list[tuple[Task | str, Signature | None]]]] = deque()
+    pool: ProcessPoolExecutor | RayExecutor | None = None
+    if ray:
+        warm(seed, settings.services)  # the index on disk, for workers on this machine
+        pool = RayExecutor(ray if isinstance(ray, str) else None)
+        workers = pool.slots
+    elif workers > 1:
+        pool = _pool(workers, seed, settings)
+    pending: deque[Any] = deque()
     run = f"{os.getpid()}-{id(stats)}-{time.monotonic_ns()}"
     cursor = start_attempt
 

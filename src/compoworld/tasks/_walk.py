@@ -195,16 +195,16 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
     services or more.
 
     The start is a read the user can anchor from which a link leaves its service within two
-    steps (anchored ones first); each next step needs an argument an earlier answer holds. A
+    steps, its service drawn first (:meth:`Context.draw_starts`: every service with a start is
+    as likely; anchored starts first within one); each next step needs an argument an earlier
+    answer holds, the candidates of different services interleaved (a service with many tools
+    gets no more tries than one with few). A
     failed call, or one that would undo what an earlier step did, is not taken: the next
     candidate is tried instead.
     """
     ask = rng.random() < 0.3
-    starts = list(ctx.starts)
-    rng.shuffle(starts)
-    starts.sort(key=lambda n: n not in ctx.anchored)
     tries = 0
-    for name in starts[:24]:
+    for name in ctx.draw_starts(rng, 24):
         current = Walk()
         if not _try_step(ctx, current, name, rng, fake, need_source=False):
             continue
@@ -231,7 +231,7 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
             or (len(set(current.services)) < 2 and len(current.steps) < length + 2)):
         used = {s.tool for s in current.steps}
         touched = set(current.services)
-        candidates = sorted({t for u in used for t in ctx.links[u] if t not in used
+        candidates = sorted({t for t in ctx.next_tools(used) if t not in used
                              and (graph.nodes[t].service in touched
                                   or len(touched) < max_services)})
         rng.shuffle(candidates)
@@ -240,9 +240,14 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
         # Until the walk leaves its first service, steps that can lead out come first.
         ending = "read" if ask else "write"
         alone = len(touched) < 2
+        rank: dict[str, int] = {}  # a candidate's place among its service's candidates
+        ranks = {}
+        for n in candidates:
+            service = graph.nodes[n].service
+            ranks[n] = rank[service] = rank.get(service, -1) + 1
         candidates.sort(key=lambda n: (graph.nodes[n].service in touched,
                                        alone and n not in ctx.leaves,
-                                       last and graph.nodes[n].kind != ending))
+                                       last and graph.nodes[n].kind != ending, ranks[n]))
         if not any(_try_step(ctx, current, n, rng, fake, need_source=True)
                    for n in candidates[:40]):
             break
@@ -264,6 +269,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     env = ctx.work
     if any(key is None or key not in walk_.by_key for key in ctx.needs[name]):
         return False  # an id it needs was never found (cheap check before filling)
+    ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
     tool = env.tools[name]
     filled = _fill(ctx, walk_, name, tool, rng, fake)
     if filled is None:

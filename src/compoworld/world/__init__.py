@@ -9,6 +9,7 @@ Example:
 """
 
 from compoworld.world._gateway import GATEWAY_TOOLS
+from compoworld.world._images import assemble, image_dir, service_image
 from compoworld.world._world import (
     Interface,
     World,
@@ -21,7 +22,10 @@ __all__ = [
     "GATEWAY_TOOLS",
     "Interface",
     "World",
+    "assemble",
     "catalog_environment",
     "choose_distractors",
     "compose",
+    "image_dir",
+    "service_image",
 ]

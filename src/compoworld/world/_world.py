@@ -22,6 +22,7 @@ from compoworld.service import (
 )
 from compoworld.types import DEFAULT_TODAY, derive_seed
 from compoworld.world._gateway import GATEWAY_TOOLS
+from compoworld.world._images import assemble
 
 Interface = Literal["direct", "gateway"]
 
@@ -87,13 +88,15 @@ class World:
 
 @lru_cache(maxsize=4)
 def _catalog(seed: int, today: date) -> Environment:
-    """Every catalog service, seeded: the state every world of this seed is cut from."""
-    return Environment([load_service(n) for n in service_names()], seed=seed, today=today)
+    """Every catalog service, seeded (assembled from the services' cached images)."""
+    return assemble(service_names(), seed, today)
 
 
 def catalog_environment(seed: int = 0, today: date = DEFAULT_TODAY) -> Environment:
-    """The seeded environment of every catalog service, which every world of this seed is cut
-    from (built once per process). Shared: call tools only on a :meth:`Environment.fork`.
+    """The seeded environment of every catalog service (built once per process; assembled from
+    the services' seeded images, like every world). Shared: call tools only on a
+    :meth:`Environment.fork`. Nothing on the way to a task's world needs it: a world mounts
+    only its own services.
 
     Example:
         >>> env = catalog_environment(0).fork()
@@ -105,8 +108,9 @@ def catalog_environment(seed: int = 0, today: date = DEFAULT_TODAY) -> Environme
 
 @lru_cache(maxsize=64)
 def _seeded(names: tuple[str, ...], seed: int, today: date) -> Environment:
-    """The seeded environment of a service set: cut from the catalog's, then forked (fast)."""
-    return _catalog(seed, today).restrict(names)
+    """The seeded environment of a service set, assembled from each service's seeded image
+    (made once per service, seed and date, and cached on disk); worlds are forks of it."""
+    return assemble(list(names), seed, today)
 
 
 def _names(services: Sequence[str | Service]) -> list[str]:

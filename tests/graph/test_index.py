@@ -1,0 +1,57 @@
+"""The graph's index on disk: read back instead of building services."""
+
+import pytest
+
+from compoworld.catalog import load_service, load_services, service_digest
+from compoworld.graph import build_graph, indexed_graph
+
+NAMES = ["contacts", "crm", "mail"]
+
+
+def test_index_is_the_graph_and_is_read_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPOWORLD_CACHE", str(tmp_path))
+    built = build_graph(load_services(NAMES))
+    first = indexed_graph(NAMES, load=load_service, digest=service_digest)
+    assert first.nodes == built.nodes
+    assert len(list((tmp_path / "graph").glob("*.json"))) == len(NAMES)
+
+    def refuse(name):
+        raise AssertionError(f"{name} built although its index is on disk")
+
+    seen = []
+    again = indexed_graph(NAMES, load=refuse, digest=service_digest,
+                          progress=lambda done, total: seen.append((done, total)))
+    assert again.nodes == built.nodes and seen[-1] == (3, 3)
+    assert again.edges == built.edges
+    assert [e.target for e in again.successors("contacts__find_contact_by_email")] == [
+        e.target for e in built.edges if e.source == "contacts__find_contact_by_email"]
+
+
+def test_a_service_without_digest_is_built(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPOWORLD_CACHE", str(tmp_path))
+    graph = indexed_graph(["contacts"], load=load_service, digest=lambda name: None)
+    assert graph.nodes and not (tmp_path / "graph").exists()
+
+
+def test_components_through_the_index_match_the_edges():
+    graph = build_graph(load_services())
+    parent = {n: n for n in graph.nodes}
+
+    def root(n):
+        while parent[n] != n:
+            n = parent[n]
+        return n
+
+    for edge in graph.edges:
+        parent[root(edge.source)] = root(edge.target)
+    groups = {}
+    for n in graph.nodes:
+        groups.setdefault(root(n), set()).add(n)
+    expected = sorted(groups.values(), key=lambda g: (-len(g), min(g)))
+    assert graph.components() == expected
+
+
+@pytest.mark.parametrize("name", ["contacts__list_contacts"])
+def test_predecessors_are_the_edges_into_a_tool(name):
+    graph = build_graph(load_services(NAMES))
+    assert graph.predecessors(name) == [e for e in graph.edges if e.target == name]
