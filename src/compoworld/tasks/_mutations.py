@@ -15,7 +15,7 @@ completion is rejected); ``compoworld.scoring`` plays the same mutations as prob
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -190,21 +190,20 @@ def run_mutation(mutation: Mutation, env: Environment) -> list[Call]:
 
 def wrong_mutations(plan: list[Step], rubric: list[Criterion], initial: Environment,
                     scratch: Callable[[], Environment], reference: Environment,
-                    rng: random.Random) -> list[tuple[Mutation, Environment, list[Call]]]:
+                    rng: random.Random) -> Iterator[tuple[Mutation, Environment, list[Call]]]:
     """The mutations of ``plan`` that are wrong trajectories — their effect differs from the
     reference's, or their message states other values — each with the environment it left and
-    the calls that succeeded there."""
+    the calls that succeeded there. Lazily: ``scratch`` may give the same environment, reset,
+    each time, so an environment holds its mutation's state only until the next item."""
     answers = [c for c in rubric if c.kind == "answer"]
     expected = _effect(run_diff(initial, reference), rubric)
     right = answer_message(answers)
-    out = []
     for mutation in mutations(plan, initial, answers, rng):
         env = scratch()
         done = run_mutation(mutation, env)
         if mutation.message == right and _effect(run_diff(initial, env), rubric) == expected:
             continue  # it did what the reference did: no wrong trajectory
-        out.append((mutation, env, done))
-    return out
+        yield mutation, env, done
 
 
 def passing_mutations(plan: list[Step], rubric: list[Criterion], initial: Environment,
