@@ -32,7 +32,7 @@ def test_a_conditional_write_is_done_exactly_when_the_found_value_says_so(condit
     assert {t.condition.holds for t in conditional} == {True, False}
     for task in conditional:
         condition = task.condition
-        assert "conditional" in task.labels.capabilities
+        assert "conditional-branching" in task.labels.capabilities
         assert holds(_value(task), condition.op, condition.threshold) == condition.holds
         assert (task.plan[-1] == condition.then) == condition.holds
         assert "only if" in task.instruction and str(condition.threshold) in task.instruction

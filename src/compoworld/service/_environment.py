@@ -291,6 +291,31 @@ class Environment:
         _load(self._conn, image)
         self._begin_episode(at_initial=at_initial)
 
+    def plant(self, service: str, entity: str, values: dict[str, Any]) -> dict[str, Any]:
+        """Insert a record as part of the world, not of the episode: a rule stored for the
+        agent to find, the record a trap needs. It is journaled as the world's
+        (``origin="world"``, like what the world model writes back), so no diff of the episode
+        counts it; :meth:`settle` makes it part of the initial state. Returns the record.
+
+        Raises:
+            CompoWorldError: the values do not fit the entity (as a tool's insert would).
+        """
+        mark = len(self._journal)
+        record = self.db(service).insert(entity, **values)
+        self._journal[mark:] = [dataclasses.replace(c, origin="world")
+                                for c in self._journal[mark:]]
+        return record
+
+    def settle(self) -> None:
+        """Make the current state the initial one: :meth:`reset` and :meth:`fork` return to it
+        (a task's world with the records its scenario plants)."""
+        self._conn.execute("RELEASE episode")
+        self._pending = {}
+        self._image = self._conn.serialize()
+        self._journal.clear()
+        self._journal_complete = True
+        self._begin_episode(at_initial=True)
+
     def reset(self) -> None:
         """Restore the initial seeded state (and forget failures and simulated answers)."""
         if self._pending:

@@ -8,7 +8,6 @@ import os
 import random
 import threading
 import time
-import typing
 from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -18,13 +17,16 @@ from typing import Any
 
 from faker import Faker
 
+from compoworld.errors import CompoWorldError
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._instruction import instruction, system_prompt
-from compoworld.tasks._model import Capability, Condition, Criterion, Labels, Step, Task
+from compoworld.tasks._labels import capabilities
+from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
+from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
@@ -94,23 +96,6 @@ CONDITIONAL_SHARE = 0.35
 """Share of attempts whose last write is put under a condition (where the plan allows)."""
 
 
-def _capabilities(plan: list[Step], condition: Condition | None = None) -> list[Capability]:
-    found: set[Capability] = {"conditional"} if condition is not None else set()
-    for step in plan:
-        service = step.tool.split(SEPARATOR, 1)[0]
-        for source in step.sources.values():
-            if source.kind == "user" or source.step is None:
-                continue
-            found.add("sequential-dependency")
-            if source.kind == "computed":
-                found.add("data-transformation")
-            if plan[source.step].tool.split(SEPARATOR, 1)[0] != service:
-                found.add("cross-env-constraint")
-            if source.selection is not None:
-                found.add("ranked-selection")
-    return [c for c in typing.get_args(Capability) if c in found]
-
-
 Signature = tuple[object, ...]
 
 
@@ -172,15 +157,38 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     changes = _reference(ctx, walked, plan)
     if changes is None:
         return "replay", signature
+    scenario = None
+    if settings.services is None or RULE_SERVICE in settings.services:
+        ctx.mount(RULE_SERVICE)
+    made = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    if made is not None:
+        plan, scenario = made
+        try:
+            env = plant(ctx.fresh_work(), scenario.planted)
+        except CompoWorldError:
+            return "scenario", signature  # the planted record does not fit the world
+        ran = run_planted(env, plan)
+        if ran is None:
+            return "scenario", signature
+        plan, changes = ran
+        involved = _services([*plan, condition.then] if condition else plan)
     rubric = [*state_criteria(plan, changes, env), *answers]
-    if not rubric:
+    if not any(c.kind == "state" for c in rubric) and not answers:
         return "rubric", signature
     rubric.append(collateral_criterion())
 
     task_id = f"t{seed}-{attempt:06d}"
+    notes = scenario.notes if scenario is not None else []
     text = instruction(plan, env, answers[0] if answers else None, condition)
-    verification = gates(ctx.initial, ctx.fresh_scratch, plan, rubric, env, text, condition,
-                         seed=derive_seed(seed, task_id))
+    if notes:
+        text = " ".join([text, *notes])
+    planted = scenario.planted if scenario is not None else []
+
+    def scratch() -> Environment:
+        return plant(ctx.fresh_scratch(), planted)
+
+    verification = gates(ctx.initial, scratch, plan, rubric, env, text, condition,
+                         seed=derive_seed(seed, task_id), scenario=scenario)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0], signature
@@ -190,10 +198,11 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     task = Task(
         id=task_id, seed=seed, involved=involved, distractors=distractors,
         interface=settings.interface, today=today, system_prompt=system_prompt(today),
-        instruction=text, plan=plan, condition=condition, rubric=rubric,
+        instruction=text, plan=plan, condition=condition, scenario=scenario, rubric=rubric,
         labels=Labels(domain="+".join(sorted({ctx.initial.services[n].domain
                                               for n in involved})),
-                      capabilities=_capabilities(plan, condition), services=involved),
+                      capabilities=capabilities(plan, env, condition, scenario),
+                      services=involved),
         verification={**verification, "not_duplicate": True},
         provenance={"generator": GENERATOR_VERSION, "attempt": attempt,
                     "steps": len(plan), "min_steps": settings.min_steps,

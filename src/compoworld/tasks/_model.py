@@ -6,8 +6,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Capability = Literal["sequential-dependency", "cross-env-constraint", "ranked-selection",
-                     "data-transformation", "conditional"]
+Capability = Literal["conditional-branching", "cross-env-constraint", "sequential-dependency",
+                     "ranked-selection", "data-transformation", "multi-objective-tradeoff",
+                     "explore-then-act", "temporal-reasoning", "idempotency-check", "fan-out",
+                     "referential-integrity", "fan-in-aggregation", "batch-with-exceptions",
+                     "error-recovery"]
+"""The release's fourteen capability labels; a task carries those its structure has."""
 CriterionKind = Literal["state", "answer", "call", "no_collateral"]
 
 
@@ -24,10 +28,12 @@ class Selection(_Model):
 
 class ArgSource(_Model):
     """Where an argument's value comes from: the user states it (``user``), an earlier step's
-    answer holds it (``step``, at ``path``), or it is computed from an earlier answer
-    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts)."""
+    answer holds it (``step``, at ``path``), it is computed from an earlier answer
+    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts), or
+    a rule stored in the world sets it (``rule``: the record step ``step`` finds states it, in
+    words; see ``Scenario.rule``)."""
 
-    kind: Literal["user", "step", "computed"]
+    kind: Literal["user", "step", "computed", "rule"]
     step: int | None = None
     path: str | None = None
     semantic: str | None = None
@@ -103,6 +109,50 @@ class Criterion(_Model):
     arguments: dict[str, Any] = {}
 
 
+class Planted(_Model):
+    """A record the scenario adds to the world before the episode (part of its initial state)."""
+
+    service: str
+    entity: str
+    values: dict[str, Any]
+
+
+class Rule(_Model):
+    """A rule stored in the world that the agent must find and follow: a colleague's email in
+    the user's mailbox sets the value of one argument (``step``'s ``param``), which the
+    instruction never states; the plan reads the email first (step 0)."""
+
+    kind: Literal["value"] = "value"
+    author: str
+    subject: str
+    step: int
+    param: str
+    value: Any
+
+
+class Trap(_Model):
+    """An idempotency trap: what ``step`` would create is already in the world (planted), so
+    the plan leaves it out and doing it again is a duplicate the rubric fails."""
+
+    kind: Literal["idempotency"] = "idempotency"
+    table: str
+    step: Step
+    position: int
+    """Where the left-out step stood in the plan (for the naive plan the gate runs)."""
+
+
+class Scenario(_Model):
+    """What the task adds to a walk: who asks, records planted in the world, the rule to
+    follow and the traps to avoid."""
+
+    persona: str
+    planted: list[Planted] = []
+    rule: Rule | None = None
+    traps: list[Trap] = []
+    notes: list[str] = []
+    """Sentences the instruction carries for the rule and the traps."""
+
+
 class Labels(_Model):
     domain: str
     capabilities: list[Capability]
@@ -122,6 +172,7 @@ class Task(_Model):
     instruction: str
     plan: list[Step]
     condition: Condition | None = None
+    scenario: Scenario | None = None
     rubric: list[Criterion]
     labels: Labels
     verification: dict[str, bool]

@@ -10,8 +10,9 @@ from compoworld.tasks._check import score
 from compoworld.tasks._condition import branch_matters
 from compoworld.tasks._diff import net_changes
 from compoworld.tasks._instruction import leaked
-from compoworld.tasks._model import Condition, Criterion, Step, Task
+from compoworld.tasks._model import Condition, Criterion, Scenario, Step, Task
 from compoworld.tasks._mutations import answer_message, passing_mutations
+from compoworld.tasks._scenario import rule_matters, trap_matters
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
 
@@ -37,7 +38,8 @@ def final_state(env: Environment, services: list[str]) -> tuple[object, ...]:
 
 def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[Step],
           rubric: list[Criterion], reference: Environment, text: str,
-          condition: Condition | None = None, *, seed: int = 0) -> dict[str, bool]:
+          condition: Condition | None = None, *, seed: int = 0,
+          scenario: Scenario | None = None) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
     nothing leaks, the plan replays identically, and no wrong trajectory built on the plan
     (``tasks._mutations``) passes the rubric.
@@ -54,6 +56,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         condition: The condition on the last write, if any (then a gate checks that taking
             the other branch fails).
         seed: Seeds the arguments the mutations sample.
+        scenario: The task's scenario, if any: then its rule and its traps must matter
+            (``scratch`` gives worlds with its records planted).
     """
     answers = [c for c in rubric if c.kind == "answer"]
     message = answer_message(answers)
@@ -81,6 +85,12 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
               "replays": replays}
     rng = random.Random(derive_seed(seed, "mutations"))
     result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng)
+    if scenario is not None:
+        if scenario.rule is not None:
+            result["rule_matters"] = rule_matters(plan, scenario.rule, rubric, initial, scratch,
+                                                  message)
+        for trap in scenario.traps:
+            result["trap_matters"] = trap_matters(plan, trap, rubric, initial, scratch, message)
     if condition is not None:
         result["branch_matters"] = branch_matters(initial, scratch, plan, condition, rubric,
                                                   message)
@@ -102,7 +112,8 @@ def verify_task(task: Task) -> dict[str, bool]:
     reference = world.fork().env
     same_outputs = replay(reference, task.plan) == [s.output for s in task.plan]
     result = gates(world.env, lambda: world.fork().env, task.plan, task.rubric, reference,
-                   task.instruction, task.condition, seed=derive_seed(task.seed, task.id))
+                   task.instruction, task.condition, seed=derive_seed(task.seed, task.id),
+                   scenario=task.scenario)
     again = world.fork().env  # and byte for byte: the whole state's digest
     replay(again, task.plan)
     result["replays"] = result["replays"] and same_outputs and again.digest() == reference.digest()

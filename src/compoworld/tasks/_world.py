@@ -26,6 +26,12 @@ def build_world(task: Task, simulator: Simulator | None = None) -> World:
     """
     # Drawing all of the task's own distractors from a pool of exactly them gives the same
     # world even if the catalog has grown since the task was generated.
-    return compose(task.involved, distractors=len(task.distractors), pool=task.distractors,
-                   seed=task.seed, interface=task.interface,
-                   today=date.fromisoformat(task.today), simulator=simulator)
+    world = compose(task.involved, distractors=len(task.distractors), pool=task.distractors,
+                    seed=task.seed, interface=task.interface,
+                    today=date.fromisoformat(task.today), simulator=simulator)
+    if task.scenario is not None and task.scenario.planted:
+        # The scenario's records (a rule's email, a trap's record) are part of its world.
+        for record in task.scenario.planted:
+            world.env.plant(record.service, record.entity, record.values)
+        world.env.settle()
+    return world

@@ -1,0 +1,71 @@
+"""Capability labels: each names a structure the task really has, read off its plan, its
+condition and its scenario (never a guess from the instruction's words)."""
+
+from __future__ import annotations
+
+import typing
+from collections import Counter
+
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._model import Capability, Condition, Scenario, Step
+
+
+def _service(step: Step) -> str:
+    return step.tool.split(SEPARATOR, 1)[0]
+
+
+def capabilities(plan: list[Step], env: Environment, condition: Condition | None = None,
+                 scenario: Scenario | None = None) -> list[Capability]:
+    """The labels of a task, in the release's order:
+
+    * ``conditional-branching`` — a write is done only if a value found is above/below a
+      threshold; ``temporal-reasoning`` when that value is a date;
+    * ``sequential-dependency`` — a step takes a value an earlier step found;
+    * ``cross-env-constraint`` — a value found in one service fills another's parameter;
+    * ``ranked-selection`` — a value comes from the list item with the max/min of a field;
+    * ``data-transformation`` — an argument is computed from found values (a sum);
+    * ``fan-in-aggregation`` — a computed value aggregates a list, or one write draws on
+      answers of two services or more;
+    * ``referential-integrity`` — a write links its record to an existing one found earlier
+      (a reference parameter filled from an earlier answer);
+    * ``fan-out`` — the same write is made more than once (over several records);
+    * ``explore-then-act`` — a rule stored in the world sets a value (the agent must find it);
+    * ``idempotency-check`` — what one step would create is already there (a trap).
+    """
+    found: set[Capability] = set()
+    if condition is not None:
+        found.add("conditional-branching")
+        if isinstance(condition.threshold, str):
+            found.add("temporal-reasoning")
+    for step in plan:
+        tool = env.tools[step.tool]
+        refs = {p.name for p in tool.params if p.ref}
+        origins: set[str] = set()
+        for name, source in step.sources.items():
+            if source.kind in ("user", "rule") or source.step is None:
+                continue
+            found.add("sequential-dependency")
+            origin = _service(plan[source.step])
+            origins.add(origin)
+            if source.kind == "computed":
+                found |= {"data-transformation", "fan-in-aggregation"}
+            if origin != _service(step):
+                found.add("cross-env-constraint")
+            if source.selection is not None:
+                found.add("ranked-selection")
+            if tool.kind == "write" and name in refs:
+                found.add("referential-integrity")
+        if tool.kind == "write" and len(origins) >= 2:
+            found.add("fan-in-aggregation")
+    writes = Counter(s.tool for s in plan if env.tools[s.tool].kind == "write")
+    if any(n > 1 for n in writes.values()):
+        found.add("fan-out")
+    if scenario is not None:
+        if scenario.rule is not None:
+            found.add("explore-then-act")
+            target = plan[scenario.rule.step]
+            if _service(target) != _service(plan[0]):
+                found.add("cross-env-constraint")
+        if scenario.traps:
+            found.add("idempotency-check")
+    return [c for c in typing.get_args(Capability) if c in found]

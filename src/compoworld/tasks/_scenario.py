@@ -1,0 +1,317 @@
+"""Scenarios: what a walk's plan becomes when the world holds more than the walk found.
+
+Two structures, each planted as records of the task's world and each behind a gate that checks
+it matters:
+
+* **a rule stored in the world** (explore-then-act): one value the user would have stated —
+  a write's priority, its amount, its recipient — is set instead by a colleague's email in the
+  user's mailbox; the instruction points to the email as a person would ("follow Dana's note
+  on ticket priorities") and never states the value; the plan reads the email first. Gate
+  ``rule_matters``: with another value in the email, following it fails the rubric.
+* **an idempotency trap**: what one create of the plan would make is already in the world, so
+  the plan leaves that create out and doing it anyway is a duplicate. Gate ``trap_matters``:
+  the naive plan, which does it, fails the rubric.
+
+The planted records are part of the task's initial state (``Task.scenario.planted``,
+:func:`plant`); during generation they are planted after each reset as the world's records
+(``Environment.plant``), so no diff counts them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from datetime import datetime, time, timedelta
+from typing import Any
+
+from compoworld.service import SEPARATOR, Change, Environment
+from compoworld.tasks._check import score
+from compoworld.tasks._diff import kind_of, net_changes
+from compoworld.tasks._model import ArgSource, Criterion, Planted, Rule, Scenario, Step, Trap
+from compoworld.types import Person
+
+RULE_SHARE = 0.5
+"""Share of attempts that move one stated value into a rule stored in the world."""
+TRAP_SHARE = 0.4
+"""Share of attempts that plant an idempotency trap (where the plan allows one)."""
+RULE_SERVICE = "mail"
+"""Where rules are stored: a colleague's email in the user's mailbox."""
+
+
+def plant(env: Environment, planted: list[Planted]) -> Environment:
+    """Put the scenario's records in ``env`` as the world's (no diff counts them)."""
+    for record in planted:
+        env.plant(record.service, record.entity, record.values)
+    return env
+
+
+def _label(name: str) -> str:
+    return name.replace("_id", "").replace("_", " ").strip()
+
+
+def _entity_of(step_changes: list[Change]) -> tuple[str, str] | None:
+    """(service, entity) of the one record a step's changes touch, if one."""
+    net = net_changes(step_changes)
+    if len(net) != 1:
+        return None
+    table = next(iter(net))[0]
+    service, entity = table.split(SEPARATOR, 1)
+    return service, entity
+
+
+def _shift(step: Step, by: int, at: int) -> Step:
+    """``step`` with its sources to steps at ``at`` or later moved by ``by``."""
+    return step.model_copy(update={"sources": {
+        name: src.model_copy(update={"step": src.step + by})
+        if src.step is not None and src.step >= at else src
+        for name, src in step.sources.items()}})
+
+
+_POLICY_WORDS = ("priority", "status", "type", "category", "source", "tag", "stage", "folder",
+                 "label", "currency", "amount", "tier", "level", "channel", "kind", "industry",
+                 "department", "role", "plan", "reason", "severity", "visibility", "discount")
+_POLICY_TYPES = frozenset({"Money", "Percent", "Quantity", "Currency", "Industry",
+                           "DurationMinutes"})
+_ROUTING_WORDS = ("owner", "assignee", "assigned", "reviewer", "approver", "manager",
+                  "responsible", "agent", "handler")
+"""Who a record goes to: a team rule may name the colleague ("new leads go to Dana")."""
+
+
+def _rule_value(step: Step, name: str, env: Environment) -> bool:
+    """Whether a team rule could set this argument: a policy-like value (one of fixed choices,
+    an amount, a priority, a category...), never who or what the task is about (a name, an
+    email, an id), distinctive enough not to be read into other words."""
+    value = step.arguments.get(name)
+    if isinstance(value, bool) or value is None or isinstance(value, list | dict):
+        return False
+    param = next((p for p in env.tools[step.tool].params if p.name == name), None)
+    if param is None:
+        return False
+    routing = (param.semantic in ("Email", "PersonName")
+               and any(word in name.lower() for word in _ROUTING_WORDS))
+    policy = (bool(param.choices) or param.semantic in _POLICY_TYPES
+              or any(word in name.lower() for word in _POLICY_WORDS))
+    if param.ref or not (routing or (policy and not (param.semantic or "").endswith("Name"))):
+        return False
+    if isinstance(value, str):
+        return 4 <= len(value) <= 40 and "\n" not in value
+    return isinstance(value, int | float) and value > 0
+
+
+def _colleague(env: Environment, rng: random.Random) -> Person:
+    user = env.pool.user
+    people = [p for p in env.pool.people if p.company == user.company and p != user]
+    return people[rng.randrange(len(people))] if people else env.pool.people[0]
+
+
+def _message_id(rng: random.Random) -> str:
+    return f"ms_{rng.getrandbits(32):08x}"
+
+
+def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
+             rng: random.Random) -> tuple[list[Step], Rule, Planted, str] | None:
+    """Move one user-stated value of a write into a colleague's email: the new plan (the email
+    read first), the rule, the planted email and the instruction's note; None where no write
+    takes a value a rule could set, or the mailbox is not mounted."""
+    if RULE_SERVICE not in env.services:
+        return None
+    options = [(i, name) for i, step in enumerate(plan)
+               if env.tools[step.tool].kind == "write" and _entity_of(changes[i])
+               for name, source in sorted(step.sources.items())
+               if source.kind == "user" and _rule_value(step, name, env)]
+    # The instruction must not give the value away by chance: a value that also reads in the
+    # plan's tool descriptions, names or other values ("email" as a verification type) is not
+    # one a rule can hide.
+    words = " ".join([*(env.tools[s.tool].description for s in plan),
+                      *(f"{k} {v}" for s in plan for k, v in s.arguments.items())]).casefold()
+    options = [(i, name) for i, name in options
+               if words.count(str(plan[i].arguments[name]).casefold()) <= 1]
+    if not options:
+        return None
+    index, name = options[rng.randrange(len(options))]
+    step = plan[index]
+    entity = _entity_of(changes[index])
+    assert entity is not None
+    author = _colleague(env, rng)
+    if str(step.arguments[name]).casefold() in author.name.casefold():
+        return None
+    user = env.pool.user
+    label, things = _label(name), _label(entity[1]) + "s"
+    subject = f"{label.capitalize()} for {things}"
+    value = step.arguments[name]
+    sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
+                            time(9 + rng.randrange(8), rng.randrange(60)))
+    record = _message_id(rng)
+    body = (f"Hi {user.first_name},\n\nA quick one on {things}: from now on, please use "
+            f"{value} as the {label} whenever you add or change one. That keeps our records "
+            f"consistent across the tools.\n\nThanks,\n{author.first_name}")
+    planted = Planted(service=RULE_SERVICE, entity="message", values={
+        "id": record, "thread_id": record, "folder": "inbox", "status": "received",
+        "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
+        "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
+        "is_starred": False})
+    read = Step(tool=f"{RULE_SERVICE}{SEPARATOR}list_messages", arguments={"query": subject},
+                sources={"query": ArgSource(kind="user")}, output=None)
+    moved = [_shift(s, 1, 0) for s in plan]
+    target = moved[index]
+    moved[index] = target.model_copy(update={"sources": {
+        **target.sources, name: ArgSource(kind="rule", step=0)}})
+    note = (f"{author.name} emailed you about the {label} to use for {things} (subject "
+            f"\"{subject}\"): follow that email for the {label}.")
+    rule = Rule(author=author.name, subject=subject, step=index + 1, param=name, value=value)
+    return [read, *moved], rule, planted, note
+
+
+def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
+             rng: random.Random) -> tuple[list[Step], Trap, Planted, str] | None:
+    """Plant what one create of the plan makes, and leave the create out: the new plan, the
+    trap, the planted record and the instruction's note. Only a create whose values the user
+    states and whose result nothing later uses, in a plan that keeps another write."""
+    writes = [i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"]
+    used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
+    options = []
+    for i in writes:
+        net = net_changes(changes[i])
+        if (len(writes) < 2 or i in used or len(net) != 1
+                or kind_of(*next(iter(net.values()))) != "create"
+                or not plan[i].sources or any(s.kind != "user" for s in plan[i].sources.values())):
+            continue
+        options.append(i)
+    if not options:
+        return None
+    index = options[rng.randrange(len(options))]
+    (table, _), (_, after) = next(iter(net_changes(changes[index]).items()))
+    service, entity = table.split(SEPARATOR, 1)
+    prefix = after["id"].partition("_")[0] + "_" if "_" in after["id"] else "x"
+    values = {**{k: v for k, v in after.items() if k != "id"},
+              "id": f"{prefix}{rng.getrandbits(32):08x}"}
+    planted = Planted(service=service, entity=entity, values=values)
+    step = plan[index]
+    stated = ", ".join(f"{_label(k)} {_quoted(step.arguments[k])}" for k in sorted(step.sources))
+    note = (f"Make sure there is a {_label(entity)} with {stated}; it may already be there — "
+            f"if so, leave it as it is and do not create a second one.")
+    trap = Trap(table=table, step=step, position=index)
+    rest = [_shift(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
+    return rest, trap, planted, note
+
+
+def _quoted(value: Any) -> str:
+    if isinstance(value, list):
+        return " and ".join(_quoted(v) for v in value)
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _alternative(value: Any, env: Environment, step: Step, name: str) -> Any:
+    """Another value for ``step``'s argument ``name``: another of its choices, or a changed
+    one."""
+    tool = env.tools[step.tool]
+    param = next((p for p in tool.params if p.name == name), None)
+    choices = list(param.choices or ()) if param is not None else []
+    others = [c for c in choices if c != value]
+    if others:
+        return others[0]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value * 2 + 1
+    return re.sub(r"\s+", " ", f"{value} (revised)")
+
+
+def rule_matters(plan: list[Step], rule: Rule, rubric: list[Criterion], initial: Environment,
+                 scratch: Callable[[], Environment], message: str) -> bool:
+    """Gate: had the email set another value, following it would fail the rubric (``scratch``
+    gives the task's world, its records planted)."""
+    step = plan[rule.step]
+    other = _alternative(rule.value, initial, step, rule.param)
+    env = scratch()
+    done = []
+    for i, s in enumerate(plan):
+        arguments = {**s.arguments, rule.param: other} if i == rule.step else s.arguments
+        if env.call(s.tool, arguments)["success"]:
+            done.append((s.tool, arguments))
+    return not all(r.passed for r in score(rubric, initial, env, message, done))
+
+
+def trap_matters(plan: list[Step], trap: Trap, rubric: list[Criterion], initial: Environment,
+                 scratch: Callable[[], Environment], message: str) -> bool:
+    """Gate: the naive plan, which creates the record again, fails the rubric (``scratch``
+    gives the task's world, its records planted)."""
+    naive = [*plan[:trap.position], trap.step, *plan[trap.position:]]
+    env = scratch()
+    done = [(s.tool, s.arguments) for s in naive if env.call(s.tool, s.arguments)["success"]]
+    return not all(r.passed for r in score(rubric, initial, env, message, done))
+
+
+def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environment,
+                  rng: random.Random, *, conditional: bool) -> tuple[list[Step], Scenario] | None:
+    """Maybe a scenario for ``plan``: a trap, a rule, both or neither (then None). Traps come
+    first (they remove a step); a conditional plan gets neither (its last write's branch would
+    move)."""
+    if conditional:
+        return None
+    planted: list[Planted] = []
+    notes: list[str] = []
+    traps: list[Trap] = []
+    rule = None
+    if rng.random() < TRAP_SHARE:
+        made = add_trap(plan, changes, env, rng)
+        if made is not None:
+            kept = [c for k, c in enumerate(changes) if k != made[1].position]
+            plan, trap, record, note = made
+            changes = kept
+            traps.append(trap)
+            planted.append(record)
+            notes.append(note)
+    if rng.random() < RULE_SHARE:
+        made_rule = add_rule(plan, changes, env, rng)
+        if made_rule is not None:
+            plan, rule, record, note = made_rule
+            planted.append(record)
+            notes.append(note)
+    if not planted:
+        return None
+    return plan, Scenario(persona=env.pool.user.name, planted=planted, rule=rule, traps=traps,
+                          notes=notes)
+
+
+def _resolve(data: Any, source: ArgSource) -> Any:
+    """The value ``source`` points at in ``data`` (a selection re-picks its item by max/min,
+    as an agent reading the answer would)."""
+    parts = (source.path or "").split(".") if source.path else []
+    if source.selection is not None:
+        at = next(i for i, p in enumerate(parts) if p.isdigit())
+        items = data
+        for part in parts[:at]:
+            items = items[int(part)] if isinstance(items, list) else items[part]
+        ranked = [i for i, item in enumerate(items)
+                  if isinstance(item, dict) and source.selection.by in item]
+        pick = max if source.selection.order == "max" else min
+        parts[at] = str(pick(ranked, key=lambda i: items[i][source.selection.by]))  # type: ignore[union-attr]
+    for part in parts:
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+def run_planted(env: Environment, plan: list[Step]) -> tuple[list[Step], list[list[Change]]] | None:
+    """Run ``plan`` on ``env`` (its records planted): the plan with each step's answer as it
+    is now, and each step's changes; None when a step fails or an argument an earlier answer
+    gave no longer is where the plan says (a planted record moved it)."""
+    steps: list[Step] = []
+    changes: list[list[Change]] = []
+    for step in plan:
+        for name, source in step.sources.items():
+            if source.kind != "step" or source.step is None:
+                continue
+            try:
+                value = _resolve(steps[source.step].output, source)
+            except (LookupError, TypeError, ValueError, StopIteration):
+                return None
+            expected = step.arguments[name]
+            if value != expected and not (isinstance(expected, list) and [value] == expected):
+                return None
+        mark = len(env.changes() or ())
+        envelope = env.call(step.tool, step.arguments)
+        if not envelope["success"]:
+            return None
+        steps.append(step.model_copy(update={"output": envelope["data"]}))
+        changes.append((env.changes() or [])[mark:])
+    return steps, changes
