@@ -15,28 +15,49 @@ from compoworld.service import Environment
 from compoworld.tasks import ArgSource, Step, Task, build_world, generate_tasks, verify_task
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._rubric import collateral_criterion, state_criteria
-from compoworld.tasks._scenario import add_rule, add_trap, plant, run_planted, trap_matters
+from compoworld.tasks._scenario import (
+    add_rule,
+    add_trap,
+    plant,
+    run_planted,
+    trap_matters,
+    which,
+)
 
 
 @pytest.fixture(scope="module")
-def rule_task() -> Task:
-    task = next((t for t in generate_tasks(400, seed=7) if t.scenario and t.scenario.rule),
-                None)
-    assert task is not None, "400 tasks of seed 7 hold no rule stored in the world"
-    return task
+def rule_tasks() -> dict[str, Task]:
+    """The first task of seed 7 with each kind of rule stored in the world."""
+    found: dict[str, Task] = {}
+    for task in generate_tasks(400, seed=7):
+        if task.scenario and task.scenario.rule:
+            found.setdefault(task.scenario.rule.kind, task)
+        if len(found) == 2:
+            break
+    assert set(found) == {"value", "selection"}, f"400 tasks of seed 7 hold only {set(found)}"
+    return found
 
 
-def test_a_rule_task_reads_the_email_that_sets_a_value_it_never_states(rule_task) -> None:
+@pytest.mark.parametrize("kind", ["value", "selection"])
+def test_a_rule_task_reads_the_email_and_never_states_the_rule(rule_tasks, kind) -> None:
+    rule_task = rule_tasks[kind]
     scenario = rule_task.scenario
     assert scenario is not None and scenario.rule is not None
     rule = scenario.rule
     assert rule_task.plan[0].tool == "mail__list_messages"
-    assert rule_task.plan[rule.step].sources[rule.param] == ArgSource(kind="rule", step=0)
-    assert str(rule.value).casefold() not in rule_task.instruction.casefold()
+    source = rule_task.plan[rule.step].sources[rule.param]
+    assert source.kind == "rule"
+    if kind == "value":
+        assert source == ArgSource(kind="rule", step=0)
+        assert str(rule.value).casefold() not in rule_task.instruction.casefold()
+    else:
+        assert rule.selection is not None and source.selection == rule.selection
+        assert which(rule.selection) not in rule_task.instruction
     assert rule.subject in rule_task.instruction and rule.author in rule_task.instruction
     world = build_world(rule_task)
     (email,) = [m for m in world.env.db("mail").select("message") if m["subject"] == rule.subject]
-    assert str(rule.value) in email["body"] and email["sender_name"] == rule.author
+    shown = str(rule.value) if kind == "value" else which(rule.selection)
+    assert shown in email["body"] and email["sender_name"] == rule.author
     assert world.env.changes() == []  # planted as the world's initial state, not a change
     assert "explore-then-act" in rule_task.labels.capabilities
     verdict = verify_task(rule_task)

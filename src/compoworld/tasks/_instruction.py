@@ -124,6 +124,9 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
                 parts.append(f"{_label(name)} {_value(step.arguments[name])}")
                 continue
             assert source.step is not None
+            if source.kind == "rule" and source.selection is None:
+                parts.append(f"{_label(name)}: the one the rule in your inbox sets (see below)")
+                continue
             found = ("you found in" if env.tools[plan[source.step].tool].kind == "read"
                      else "from")
             if source.kind == "computed":
@@ -137,7 +140,9 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
             if what == "id" and source.semantic == "id":
                 what = _label(name)  # "invoice: the invoice you found", not "the id"
             text = f"{_label(name)}: the {what} {found} the {_WHICH[source.step]} step"
-            if source.selection is not None:
+            if source.kind == "rule":
+                text += " (the one the rule in your inbox says to take; see below)"
+            elif source.selection is not None:
                 which = _which(source.selection.by, source.selection.order)
                 item = (source.step, which)
                 text += " (the same one)" if item in described else f" (the one with the {which})"

@@ -118,16 +118,22 @@ class Planted(_Model):
 
 
 class Rule(_Model):
-    """A rule stored in the world that the agent must find and follow: a colleague's email in
-    the user's mailbox sets the value of one argument (``step``'s ``param``), which the
-    instruction never states; the plan reads the email first (step 0)."""
+    """A rule stored in the world that the agent must find and follow, in a colleague's email
+    in the user's mailbox, which the plan reads first (step 0); the instruction points to it
+    and never states it.
 
-    kind: Literal["value"] = "value"
+    ``value``: the email sets the value of ``step``'s ``param``. ``selection``: the email says
+    which item of a list to take ("always the one with the latest close date"): every argument
+    of the plan whose source is ``kind="rule"`` with a selection is picked by it.
+    """
+
+    kind: Literal["value", "selection"] = "value"
     author: str
     subject: str
     step: int
     param: str
     value: Any
+    selection: Selection | None = None
 
 
 class Trap(_Model):

@@ -28,13 +28,24 @@ from typing import Any
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._diff import kind_of, net_changes
-from compoworld.tasks._model import ArgSource, Criterion, Planted, Rule, Scenario, Step, Trap
+from compoworld.tasks._model import (
+    ArgSource,
+    Criterion,
+    Planted,
+    Rule,
+    Scenario,
+    Selection,
+    Step,
+    Trap,
+)
 from compoworld.types import Person
 
-RULE_SHARE = 0.5
-"""Share of attempts that move one stated value into a rule stored in the world."""
-TRAP_SHARE = 0.4
-"""Share of attempts that plant an idempotency trap (where the plan allows one)."""
+RULE_SHARE = 0.7
+"""Share of attempts that try to store a rule in the world (where the plan allows one): the
+release's mix, where 14 of its 20 sampled tasks depend on a rule the agent must find."""
+TRAP_SHARE = 0.35
+"""Share of attempts that try an idempotency trap (where the plan allows one): the release's
+mix, where 7 of its 20 sampled tasks hold one."""
 RULE_SERVICE = "mail"
 """Where rules are stored: a colleague's email in the user's mailbox."""
 
@@ -163,6 +174,116 @@ def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
     return [read, *moved], rule, planted, note
 
 
+_DATED = ("date", "_at", "time", "birthday", "day", "created", "updated", "modified", "due")
+
+
+def which(selection: Selection) -> str:
+    """How a person says a selection: "the latest close date", "the highest amount"."""
+    by = selection.by
+    dated = any(word in by for word in _DATED)
+    most = ("latest" if selection.order == "max" else "earliest") if dated else (
+        "highest" if selection.order == "max" else "lowest")
+    return f"{most} {_label(by)}"
+
+
+def _flipped(selection: Selection) -> Selection:
+    return selection.model_copy(update={"order": "min" if selection.order == "max" else "max"})
+
+
+def _things(step: Step) -> str:
+    """What a list read returns, in words ("deals" from ``list_deals``)."""
+    name = step.tool.split(SEPARATOR, 1)[1]
+    words = [w for w in name.split("_") if w not in ("list", "get", "search", "find", "all",
+                                                      "by", "for", "my")]
+    return " ".join(words) or "records"
+
+
+def selected(plan: list[Step], selection: Selection | None = None) -> dict[tuple[int, str], Any]:
+    """(step, argument) → value, for the arguments a selection rule picks; with
+    ``selection``, the values that selection would pick instead (KeyError: it picks no single
+    item)."""
+    out = {}
+    for i, step in enumerate(plan):
+        for name, source in step.sources.items():
+            if source.kind == "rule" and source.selection is not None and source.step is not None:
+                picked = source if selection is None else source.model_copy(
+                    update={"selection": selection})
+                out[(i, name)] = _resolve(plan[source.step].output, picked)
+    return out
+
+
+def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
+                       ) -> tuple[list[Step], Rule, Planted, str] | None:
+    """Move a ranked selection ("the one with the latest close date") from the instruction into
+    a colleague's email about which item to take: the new plan (the email read first, the
+    picked arguments sourced ``rule``), the rule, the planted email, the note; None where no
+    selection's opposite picks another single item."""
+    if RULE_SERVICE not in env.services:
+        return None
+    options = sorted({(src.step, src.selection.by, src.selection.order)
+                      for s in plan for src in s.sources.values()
+                      if src.kind == "step" and src.step is not None and src.selection})
+    rng.shuffle(options)
+    for source_step, by, order in options:
+        selection = Selection(by=by, order=order)  # type: ignore[arg-type]
+        moved = [_shift(s, 1, 0) for s in plan]
+        for i, step in enumerate(moved):
+            moved[i] = step.model_copy(update={"sources": {
+                name: src.model_copy(update={"kind": "rule"})
+                if src.step == source_step + 1 and src.selection == selection else src
+                for name, src in step.sources.items()}})
+        read = Step(tool=f"{RULE_SERVICE}{SEPARATOR}list_messages", arguments={}, sources={},
+                    output=None)
+        full = [read, *moved]
+        try:
+            other = selected(full, _flipped(selection))
+        except (LookupError, TypeError, ValueError, StopIteration):
+            continue
+        if other == selected(full) or not _single(plan[source_step].output, full, selection):
+            continue  # the opposite rule would pick the same item, or no single one
+        author = _colleague(env, rng)
+        user = env.pool.user
+        things = _things(plan[source_step])
+        subject = f"Which {things} to go with"
+        sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
+                                time(9 + rng.randrange(8), rng.randrange(60)))
+        record = _message_id(rng)
+        body = (f"Hi {user.first_name},\n\nWhen more than one of our {things} fits what you "
+                f"are looking for, always go with the one with the {which(selection)}. "
+                f"Please don't pick by hand.\n\nThanks,\n{author.first_name}")
+        planted = Planted(service=RULE_SERVICE, entity="message", values={
+            "id": record, "thread_id": record, "folder": "inbox", "status": "received",
+            "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
+            "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
+            "is_starred": False})
+        full[0] = read.model_copy(update={"arguments": {"query": subject},
+                                          "sources": {"query": ArgSource(kind="user")}})
+        (step, param), value = next(iter(selected(full).items()))
+        rule = Rule(kind="selection", author=author.name, subject=subject, step=step,
+                    param=param, value=value, selection=selection)
+        note = (f"When several {things} fit, take the one {author.name}'s rule says to take — "
+                f"it is in their email \"{subject}\" in your inbox.")
+        return full, rule, planted, note
+    return None
+
+
+def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
+    """Whether the opposite of ``selection`` singles out one item of the list it ranks."""
+    flipped = _flipped(selection)
+    for step in plan:
+        for source in step.sources.values():
+            if source.kind == "rule" and source.selection == selection and source.path:
+                parts = source.path.split(".")
+                at = next(i for i, p in enumerate(parts) if p.isdigit())
+                items = output
+                for part in parts[:at]:
+                    items = items[int(part)] if isinstance(items, list) else items[part]
+                values = [item.get(flipped.by) for item in items if isinstance(item, dict)]
+                best = max(values) if flipped.order == "max" else min(values)
+                return values.count(best) == 1
+    return False
+
+
 def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
              rng: random.Random) -> tuple[list[Step], Trap, Planted, str] | None:
     """Plant what one create of the plan makes, and leave the create out: the new plan, the
@@ -218,14 +339,23 @@ def _alternative(value: Any, env: Environment, step: Step, name: str) -> Any:
 
 def rule_matters(plan: list[Step], rule: Rule, rubric: list[Criterion], initial: Environment,
                  scratch: Callable[[], Environment], message: str) -> bool:
-    """Gate: had the email set another value, following it would fail the rubric (``scratch``
-    gives the task's world, its records planted)."""
-    step = plan[rule.step]
-    other = _alternative(rule.value, initial, step, rule.param)
+    """Gate: had the email said otherwise (another value; the opposite selection), following
+    it would fail the rubric (``scratch`` gives the task's world, its records planted)."""
+    if rule.kind == "selection":
+        assert rule.selection is not None
+        try:
+            changed = selected(plan, _flipped(rule.selection))
+        except (LookupError, TypeError, ValueError, StopIteration):
+            return False
+    else:
+        changed = {(rule.step, rule.param): _alternative(rule.value, initial, plan[rule.step],
+                                                         rule.param)}
     env = scratch()
     done = []
     for i, s in enumerate(plan):
-        arguments = {**s.arguments, rule.param: other} if i == rule.step else s.arguments
+        arguments = {**s.arguments, **{name: (v if not isinstance(s.arguments[name], list)
+                                              or isinstance(v, list) else [v])
+                                       for (k, name), v in changed.items() if k == i}}
         if env.call(s.tool, arguments)["success"]:
             done.append((s.tool, arguments))
     return not all(r.passed for r in score(rubric, initial, env, message, done))
@@ -262,7 +392,7 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
             planted.append(record)
             notes.append(note)
     if rng.random() < RULE_SHARE:
-        made_rule = add_rule(plan, changes, env, rng)
+        made_rule = add_rule(plan, changes, env, rng) or add_selection_rule(plan, env, rng)
         if made_rule is not None:
             plan, rule, record, note = made_rule
             planted.append(record)
@@ -299,7 +429,8 @@ def run_planted(env: Environment, plan: list[Step]) -> tuple[list[Step], list[li
     changes: list[list[Change]] = []
     for step in plan:
         for name, source in step.sources.items():
-            if source.kind != "step" or source.step is None:
+            if source.step is None or not (source.kind == "step" or (
+                    source.kind == "rule" and source.selection is not None)):
                 continue
             try:
                 value = _resolve(steps[source.step].output, source)
