@@ -21,6 +21,7 @@ from compoworld.tasks._scenario import (
     plant,
     run_planted,
     trap_matters,
+    trap_note,
     which,
 )
 
@@ -87,8 +88,10 @@ def test_an_idempotency_trap_leaves_the_create_out_and_the_naive_plan_fails() ->
         if made is not None and made[1].step.tool == "mail__send_message":
             break
     assert made is not None
-    rest, trap, planted, note = made
+    rest, trap, planted = made
+    note = trap_note(trap, rest)
     assert [s.tool for s in rest] == ["crm__create_contact"] and "do not create a second" in note
+    assert '"Welcome aboard."' in note and '"ada.byron@example.com"' in note
 
     def scratch() -> Environment:
         return plant(env.fork(), [planted])
@@ -139,11 +142,17 @@ def test_labels_name_structures_the_plans_have() -> None:
         if "temporal-reasoning" in labels:
             assert task.condition is not None and isinstance(task.condition.threshold, str)
         if "referential-integrity" in labels:
-            assert any(world.env.tools[s.tool].kind == "write" and src.kind == "step"
+            assert any(world.env.tools[s.tool].kind == "write" and src.kind in ("step", "rule")
                        and any(p.name == n and p.ref for p in world.env.tools[s.tool].params)
                        for s, n, src in sources)
         if "explore-then-act" in labels:
             assert task.scenario is not None and task.scenario.rule is not None
+        if "idempotency-check" in labels:
+            assert task.scenario is not None and task.scenario.traps
+            (trap,) = task.scenario.traps
+            assert trap.step not in task.plan and trap.table.split("__")[0] in task.involved
         seen |= labels
         world.env.close()
-    assert {"sequential-dependency", "cross-env-constraint", "ranked-selection"} <= seen
+    assert {"sequential-dependency", "cross-env-constraint", "ranked-selection",
+            "explore-then-act", "idempotency-check", "referential-integrity",
+            "conditional-branching"} <= seen

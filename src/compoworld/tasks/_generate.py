@@ -171,7 +171,9 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         if ran is None:
             return "scenario", signature
         plan, changes = ran
-        involved = _services([*plan, condition.then] if condition else plan)
+        # A trap's service stays mounted though the plan no longer calls it: its record is there.
+        involved = list(dict.fromkeys([*_services([*plan, condition.then] if condition else plan),
+                                       *(record.service for record in scenario.planted)]))
     rubric = [*state_criteria(plan, changes, env), *answers]
     if not any(c.kind == "state" for c in rubric) and not answers:
         return "rubric", signature

@@ -42,8 +42,9 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
         refs = {p.name for p in tool.params if p.ref}
         origins: set[str] = set()
         for name, source in step.sources.items():
-            if source.kind in ("user", "rule") or source.step is None:
-                continue
+            if source.kind == "user" or source.step is None or (
+                    source.kind == "rule" and source.selection is None):
+                continue  # stated, or set by a rule's words: no earlier answer feeds it
             found.add("sequential-dependency")
             origin = _service(plan[source.step])
             origins.add(origin)

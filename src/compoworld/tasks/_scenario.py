@@ -285,18 +285,18 @@ def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
 
 
 def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
-             rng: random.Random) -> tuple[list[Step], Trap, Planted, str] | None:
+             rng: random.Random) -> tuple[list[Step], Trap, Planted] | None:
     """Plant what one create of the plan makes, and leave the create out: the new plan, the
-    trap, the planted record and the instruction's note. Only a create whose values the user
-    states and whose result nothing later uses, in a plan that keeps another write."""
+    trap and the planted record (the note is :func:`trap_note`, once the plan's steps are
+    final). Only a create whose result nothing later uses, in a plan that keeps another
+    write."""
     writes = [i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"]
     used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
     options = []
     for i in writes:
         net = net_changes(changes[i])
         if (len(writes) < 2 or i in used or len(net) != 1
-                or kind_of(*next(iter(net.values()))) != "create"
-                or not plan[i].sources or any(s.kind != "user" for s in plan[i].sources.values())):
+                or kind_of(*next(iter(net.values()))) != "create"):
             continue
         options.append(i)
     if not options:
@@ -308,13 +308,36 @@ def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
     values = {**{k: v for k, v in after.items() if k != "id"},
               "id": f"{prefix}{rng.getrandbits(32):08x}"}
     planted = Planted(service=service, entity=entity, values=values)
-    step = plan[index]
-    stated = ", ".join(f"{_label(k)} {_quoted(step.arguments[k])}" for k in sorted(step.sources))
-    note = (f"Make sure there is a {_label(entity)} with {stated}; it may already be there — "
-            f"if so, leave it as it is and do not create a second one.")
-    trap = Trap(table=table, step=step, position=index)
+    trap = Trap(table=table, step=plan[index], position=index)
     rest = [_shift(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
-    return rest, trap, planted, note
+    return rest, trap, planted
+
+
+_ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+            "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth")
+
+
+def trap_note(trap: Trap, plan: list[Step]) -> str:
+    """The instruction's sentence for a trap: the record to make sure of, its stated values
+    quoted and its found values by where they come from (never stated), and not to make it
+    twice."""
+    table = trap.table.split(SEPARATOR, 1)[1]
+    parts = []
+    for name, source in sorted(trap.step.sources.items()):
+        if source.kind == "user":
+            parts.append(f"{_label(name)} {_quoted(trap.step.arguments[name])}")
+        elif source.step is not None and source.step < len(_ORDINAL):
+            path = [p for p in (source.path or "").split(".") if not p.isdigit()]
+            what = _label(path[-1]) if path else _label(name)
+            found = ("you found in" if plan[source.step].tool.split(SEPARATOR, 1)[1].startswith(
+                ("list", "get", "find", "search")) else "from")
+            text = f"{_label(name)}: the {what} {found} the {_ORDINAL[source.step]} step"
+            if source.selection is not None and source.kind != "rule":
+                text += f" (the one with the {which(source.selection)})"
+            parts.append(text)
+    return (f"Also make sure there is a {_label(table)} with " + "; ".join(parts)
+            + " — it may already be there: if so, leave it as it is and do not create a "
+              "second one.")
 
 
 def _quoted(value: Any) -> str:
@@ -385,18 +408,20 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
     if rng.random() < TRAP_SHARE:
         made = add_trap(plan, changes, env, rng)
         if made is not None:
-            kept = [c for k, c in enumerate(changes) if k != made[1].position]
-            plan, trap, record, note = made
-            changes = kept
+            changes = [c for k, c in enumerate(changes) if k != made[1].position]
+            plan, trap, record = made
             traps.append(trap)
             planted.append(record)
-            notes.append(note)
     if rng.random() < RULE_SHARE:
         made_rule = add_rule(plan, changes, env, rng) or add_selection_rule(plan, env, rng)
         if made_rule is not None:
             plan, rule, record, note = made_rule
             planted.append(record)
             notes.append(note)
+            # the rule's email read comes first: a trap's step moves with the others
+            traps = [t.model_copy(update={"step": _shift(t.step, 1, 0),
+                                          "position": t.position + 1}) for t in traps]
+    notes += [trap_note(t, plan) for t in traps]
     if not planted:
         return None
     return plan, Scenario(persona=env.pool.user.name, planted=planted, rule=rule, traps=traps,
