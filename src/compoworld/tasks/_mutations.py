@@ -143,7 +143,8 @@ def mutations(plan: list[Step], env: Environment, answers: list[Criterion],
             sibling = siblings[rng.randrange(len(siblings))]
             swapped = [c if k != i else (sibling, dict(plan[i].arguments))
                        for k, c in enumerate(calls)]
-            junk = sample_arguments(env.tools[sibling], env, service, rng)
+            junk = sample_arguments(env.tools[sibling], env, sibling.split(SEPARATOR, 1)[0],
+                                    rng)
             out.append(Mutation("sibling-write", (*swapped, (sibling, junk)), right))
             break
         if len(writes) > 1:

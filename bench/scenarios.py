@@ -1,0 +1,121 @@
+"""What generated tasks hold: the figures of the scenarios issue, per setting.
+
+    python bench/scenarios.py [--tasks 1000] [--seed 0] [--setting default|long] [--json]
+
+One process (no workers: the figures are about the tasks, the speed is one core's). Printed:
+yield and verified tasks/s; instruction words (median, min, max) and the share that names a
+tool or service identifier; the share of tasks with a rule stored in the world, with a trap,
+with a report back (answer criteria); each of the fourteen capability labels' share; involved
+services and reference calls per task (median); the share of the catalog's implemented tools
+the tasks use; the largest share of tasks one person (or company) of the world's pool appears
+in. A measurement, not a test: exit 0 whatever the figures, with the targets beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import typing
+from collections import Counter
+
+from compoworld.catalog import load_service
+from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
+from compoworld.tasks._context import context
+from compoworld.tasks._model import Capability
+
+SETTINGS = {
+    "default": GenerationSettings(),
+    "long": GenerationSettings(min_steps=8, max_steps=12, distractors=10),
+}
+TARGETS = {"median_words": "120-400", "names_a_tool": 0.0, "rule": 0.40, "trap": 0.25,
+           "report": 0.30, "label_min": 0.03, "tools_used": 0.35, "max_person_share": 0.01,
+           "tasks_per_s": 50.0}
+
+
+def _identifiers(tasks: list[Task]) -> tuple[set[str], set[str]]:
+    services = {s for t in tasks for s in (*t.involved, *t.distractors)}
+    tools = {f"{s}__{name}" for s in services for name in load_service(s).tools}
+    return tools | {t.split("__", 1)[1] for t in tools if "_" in t.split("__", 1)[1]}, services
+
+
+def _mentions(tasks: list[Task], seed: int) -> tuple[float, float]:
+    """The largest share of tasks a person (name or email) or a company of the pool appears
+    in (instruction and plan arguments); the user, who asks every task of a world, left out."""
+    pool = context(seed).initial.pool
+    people, companies = Counter(), Counter()
+    for task in tasks:
+        text = (task.instruction + " " + json.dumps([s.arguments for s in task.plan])).casefold()
+        for person in pool.people:
+            if person == pool.user:
+                continue
+            if person.name.casefold() in text or person.email.casefold() in text:
+                people[person.name] += 1
+        for company in pool.companies:
+            if company.name.casefold() in text:
+                companies[company.name] += 1
+    n = max(len(tasks), 1)
+    return (max(people.values(), default=0) / n, max(companies.values(), default=0) / n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--setting", choices=sorted(SETTINGS), default="default")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    settings = SETTINGS[args.setting]
+    list(generate_tasks(1, args.seed, settings))  # load the catalog and graph first
+    stats = GenerationStats()
+    started = time.perf_counter()
+    tasks = list(generate_tasks(args.tasks, args.seed, settings, stats=stats,
+                                start_attempt=10_000))
+    seconds = time.perf_counter() - started
+    n = max(len(tasks), 1)
+    words = [len(t.instruction.split()) for t in tasks] or [0]
+    tools, services = _identifiers(tasks)
+    tool_pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(tools, key=len,
+                                                                        reverse=True))) + r")\b")
+    service_ids = [s for s in services if "_" in s]
+    labels = Counter(c for t in tasks for c in t.labels.capabilities)
+    used = {s.tool for t in tasks for s in t.plan}
+    reached = {s for t in tasks for s in t.involved}
+    implemented = {f"{s}__{name}" for s in reached
+                   for name, tool in load_service(s).tools.items() if not tool.simulated}
+    person, company = _mentions(tasks, args.seed)
+    figures: dict[str, object] = {
+        "setting": args.setting, "tasks": len(tasks), "attempts": stats.attempts,
+        "yield": round(stats.yield_rate, 3), "rejected": dict(stats.rejected.most_common()),
+        "tasks_per_s": round(len(tasks) / seconds, 1),
+        "words": {"median": statistics.median(words), "min": min(words), "max": max(words)},
+        "names_a_tool": round(sum(bool(tool_pattern.search(t.instruction)) for t in tasks) / n, 3),
+        "names_a_service_id": round(sum(any(s in t.instruction for s in service_ids)
+                                        for t in tasks) / n, 3),
+        "rule": round(sum(bool(t.scenario and t.scenario.rule) for t in tasks) / n, 3),
+        "trap": round(sum(bool(t.scenario and t.scenario.traps) for t in tasks) / n, 3),
+        "report": round(sum(any(c.kind == "answer" for c in t.rubric) for t in tasks) / n, 3),
+        "labels": {label: round(labels[label] / n, 3)
+                   for label in typing.get_args(Capability)},
+        "involved_median": statistics.median([len(t.involved) for t in tasks] or [0]),
+        "calls_median": statistics.median([len(t.plan) for t in tasks] or [0]),
+        "calls_max": max((len(t.plan) for t in tasks), default=0),
+        "tools_used": round(len(used & implemented) / max(len(implemented), 1), 3),
+        "tools_used_of": len(implemented),
+        "max_person_share": round(person, 3), "max_company_share": round(company, 3),
+        "load_average": [round(x, 2) for x in os.getloadavg()], "targets": TARGETS,
+    }
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    for key, value in figures.items():
+        print(f"{key:>20}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
