@@ -114,6 +114,36 @@ def _plan(walked: Walk, env: Environment) -> tuple[list[Step], list[Criterion]]:
         plan = _prune(plan[:-1], env)
 
 
+REPORT_SHARE = 0.5
+"""Share of attempts whose plan ends on a write that also ask to be told something found along
+the way (where a read of the plan found a value worth reporting); the release asks for a report
+in 13 of its 20 sampled tasks."""
+
+
+def _report(walked: Walk, plan: list[Step], env: Environment) -> list[Criterion]:
+    """A report back: the answer criteria of the last read of ``plan`` that found a value
+    worth telling (none given to any call), or none."""
+    for index in range(len(plan) - 1, -1, -1):
+        step = plan[index]
+        if env.tools[step.tool].kind != "read":
+            continue
+        origin = next(i for i, s in enumerate(walked.steps) if s.tool == step.tool)
+        found = answer_criteria(step, env, walked.picks[origin], plan, step_index=index)
+        if found:
+            return found
+    return []
+
+
+def _restep(answer: Criterion, before: list[Step], plan: list[Step]) -> Criterion:
+    """``answer`` with its step's index in ``plan`` (the same read, moved by the scenario)."""
+    if answer.step is None:
+        return answer
+    read = before[answer.step]
+    index = next(i for i, s in enumerate(plan)
+                 if s.tool == read.tool and s.arguments == read.arguments)
+    return answer.model_copy(update={"step": index})
+
+
 def _reference(ctx: Context, walked: Walk, plan: list[Step]) -> list[list[Change]] | None:
     """Leave ``ctx.work`` as after the plan; each step's changes (None: it ran differently)."""
     if len(plan) == len(walked.steps):
@@ -147,6 +177,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         made = add_condition(plan, env, rng)
         if made is not None and len(_services(made[0])) >= 2:
             plan, condition = made
+    if not answers and rng.random() < REPORT_SHARE:
+        answers = _report(walked, plan, env)
     if len(_services(plan)) < 2:
         return "walk", None
     # The conditional write's service is mounted even when the plan stops before it.
@@ -161,6 +193,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
     made = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    before = plan
     if made is not None:
         plan, scenario = made
         try:
@@ -171,6 +204,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         if ran is None:
             return "scenario", signature
         plan, changes = ran
+        answers = [_restep(a, before, plan) for a in answers]
         # A trap's service stays mounted though the plan no longer calls it: its record is there.
         involved = list(dict.fromkeys([*_services([*plan, condition.then] if condition else plan),
                                        *(record.service for record in scenario.planted)]))

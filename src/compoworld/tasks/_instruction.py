@@ -158,12 +158,14 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
         sentences.append(sentence)
     if answer is not None and answer.semantic:
         what = _semantic_words(answer.semantic)
+        where = ("the last step" if answer.step is None or answer.step == len(plan) - 1
+                 else f"the {_WHICH[answer.step]} step")
         if answer.selection is not None:
             which = _which(answer.selection.by, answer.selection.order)
             sentences.append(f"Finally, tell me the {what} of the one with the {which} among "
-                             f"those you found in the last step.")
+                             f"those you found in {where}.")
         else:
-            sentences.append(f"Finally, tell me the {what} you found in the last step.")
+            sentences.append(f"Finally, tell me the {what} you found in {where}.")
     return " ".join(sentences)
 
 

@@ -105,6 +105,8 @@ class Criterion(_Model):
     semantic: str | None = None
     fields: list[str] = []
     known: list[Any] = []
+    step: int | None = None
+    """``answer``: the plan step whose answer holds the value (None: the last)."""
     tool: str | None = None
     arguments: dict[str, Any] = {}
 

@@ -117,12 +117,14 @@ def collateral_criterion() -> Criterion:
 
 def answer_criteria(step: Step, env: Environment,
                     picks: dict[tuple[str, int], Selection] | None = None,
-                    plan: list[Step] | None = None) -> list[Criterion]:
+                    plan: list[Step] | None = None,
+                    step_index: int | None = None) -> list[Criterion]:
     """For a plan that ends on a read: the value of its answer the user asks to be told — a
     value of the answer itself, or failing one, a value of the list item that ``picks`` says
     how to single out ((list path, item index) → its selection, e.g. the latest birthday).
     Never a value given to a call of the step (or of ``plan``). Empty when there is nothing
-    worth asking for."""
+    worth asking for. ``step_index``: where the step stands in the plan, when it is not the
+    last (a report back of something found along the way)."""
     tool = env.tools[step.tool]
     service = step.tool.split(SEPARATOR, 1)[0]
     steps = plan or [step]
@@ -137,7 +139,7 @@ def answer_criteria(step: Step, env: Environment,
         if fact.list_path is None and _answerable(fact.key):
             return [_answer(fact.value, fact.key[1], env, services, known,
                             f"the final answer states the {fact.key[1]} ({fact.path}) found "
-                            f"by {step.tool}")]
+                            f"by {step.tool}", step=step_index)]
     for fact in facts:
         pick = (picks or {}).get((fact.list_path or "", fact.index or 0))
         if (pick is not None and fact.list_size > 1 and not fact.ambiguous
@@ -145,14 +147,16 @@ def answer_criteria(step: Step, env: Environment,
             return [_answer(fact.value, fact.key[1], env, services, known,
                             f"the final answer states the {fact.key[1]} ({fact.path}) of the "
                             f"item with the {pick.order} {pick.by} found by {step.tool}",
-                            selection=pick)]
+                            selection=pick, step=step_index)]
     return []
 
 
 def _answer(value: Any, semantic: str, env: Environment, services: list[str], known: list[Any],
-            description: str, selection: Selection | None = None) -> Criterion:
+            description: str, selection: Selection | None = None,
+            step: int | None = None) -> Criterion:
     return Criterion(id="answer-0", kind="answer", values=[value], semantic=semantic,
-                     selection=selection, fields=value_fields(env, services, semantic, value),
+                     selection=selection, step=step,
+                     fields=value_fields(env, services, semantic, value),
                      known=[v for v in known if repr(v) != repr(value)],
                      description=description)
 
