@@ -156,3 +156,19 @@ def test_labels_name_structures_the_plans_have() -> None:
     assert {"sequential-dependency", "cross-env-constraint", "ranked-selection",
             "explore-then-act", "idempotency-check", "referential-integrity",
             "conditional-branching"} <= seen
+
+
+def test_a_fan_out_does_the_write_for_each_item_and_each_one_counts() -> None:
+    task = next((t for t in generate_tasks(300, seed=11) if "fan-out" in t.labels.capabilities),
+                None)
+    assert task is not None, "300 tasks of seed 11 hold no fan-out"
+    each = [(i, s) for i, s in enumerate(task.plan)
+            if any(src.each for src in s.sources.values())]
+    assert len(each) >= 2 and len({s.tool for _, s in each}) == 1
+    paths = {src.path for _, s in each for src in s.sources.values() if src.each}
+    assert len(paths) >= len(each)  # one item each
+    for index, _ in each:  # every copy has its own expected change
+        assert any(c.id.startswith(f"s{index}-") for c in task.rubric if c.kind == "state")
+    assert all(verify_task(task).values())
+    trajectory = asyncio.run(run_episode(task, OracleAgent(), timings=False))
+    assert score_trajectory(task, trajectory).score == 1.0

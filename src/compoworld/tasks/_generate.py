@@ -21,6 +21,7 @@ from compoworld.errors import CompoWorldError
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
+from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
@@ -179,6 +180,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
             plan, condition = made
     if not answers and rng.random() < REPORT_SHARE:
         answers = _report(walked, plan, env)
+    fanned = (add_fanout(plan, env, rng)
+              if condition is None and rng.random() < FANOUT_SHARE else None)
     if len(_services(plan)) < 2:
         return "walk", None
     # The conditional write's service is mounted even when the plan stops before it.
@@ -189,6 +192,15 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     changes = _reference(ctx, walked, plan)
     if changes is None:
         return "replay", signature
+    if fanned is not None:
+        ran = run_planted(ctx.fresh_work(), fanned)
+        if ran is None:
+            return "fan_out", signature
+        answers = [_restep(a, plan, ran[0]) for a in answers]
+        plan, changes = ran
+        signature = _signature(plan, condition)
+        if seen is not None and signature in seen:
+            return "duplicate", signature
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)

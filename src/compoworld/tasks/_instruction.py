@@ -140,6 +140,9 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
             if what == "id" and source.semantic == "id":
                 what = _label(name)  # "invoice: the invoice you found", not "the id"
             text = f"{_label(name)}: the {what} {found} the {_WHICH[source.step]} step"
+            if source.each:
+                item = int((source.path or "").split(".")[1])
+                text += f" (for each of them: here the {_WHICH[item]} one)"
             if source.kind == "rule":
                 text += " (the one the rule in your inbox says to take; see below)"
             elif source.selection is not None:

@@ -38,6 +38,8 @@ class ArgSource(_Model):
     path: str | None = None
     semantic: str | None = None
     selection: Selection | None = None
+    each: bool = False
+    """A fan-out: the write is done for each item of the list, this one for item ``path``'s."""
     op: Literal["sum"] | None = None
     paths: list[str] = []
 

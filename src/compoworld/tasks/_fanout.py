@@ -1,0 +1,73 @@
+"""Fan-out: a write done for each item of a list an earlier step found, not for one of them.
+
+A plan's write whose values come from the one item a selection singles out ("the deal with the
+latest close date") becomes the same write for every item of that list (two to six of them):
+"for each of the deals you found, …". Each copy takes its item's values (``ArgSource.each``);
+the rubric then expects one change per item, and leaving one out fails its criterion.
+"""
+
+from __future__ import annotations
+
+import random
+
+from compoworld.service import Environment
+from compoworld.tasks._model import Step
+
+FANOUT_SHARE = 0.25
+"""Share of attempts that try to fan a write out over a list (where the plan allows it)."""
+MAX_ITEMS = 6
+
+
+def _get(data: object, parts: list[str]) -> object:
+    for part in parts:
+        data = data[int(part)] if isinstance(data, list) else data[part]  # type: ignore[index]
+    return data
+
+
+def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[Step] | None:
+    """``plan`` with one write repeated over the items of the list its selection picks from,
+    or None where no write allows it (its selected values from one list of 2–6 items, nothing
+    later using its result)."""
+    used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
+    options = []
+    for index, step in enumerate(plan):
+        if env.tools[step.tool].kind != "write" or index in used:
+            continue
+        picked = {(src.step, (src.path or "").split(".")[0]) for src in step.sources.values()
+                  if src.kind == "step" and src.selection is not None}
+        if len(picked) != 1:
+            continue
+        (source, list_path), = picked
+        assert source is not None
+        items = plan[source].output.get(list_path) if isinstance(plan[source].output, dict) else None
+        if isinstance(items, list) and 2 <= len(items) <= MAX_ITEMS:
+            options.append((index, source, list_path, len(items)))
+    if not options:
+        return None
+    index, source, list_path, count = options[rng.randrange(len(options))]
+    step = plan[index]
+    copies = []
+    for item in range(count):
+        arguments, sources = dict(step.arguments), dict(step.sources)
+        for name, src in step.sources.items():
+            if src.kind != "step" or src.selection is None or src.step != source:
+                continue
+            parts = (src.path or "").split(".")
+            parts[1] = str(item)
+            try:
+                value = _get(plan[source].output, parts)
+            except (LookupError, TypeError, ValueError):
+                return None
+            arguments[name] = [value] if isinstance(step.arguments[name], list) else value
+            sources[name] = src.model_copy(update={"path": ".".join(parts), "selection": None,
+                                                   "each": True})
+        copies.append(step.model_copy(update={"arguments": arguments, "sources": sources,
+                                              "output": None}))
+    if len({repr(c.arguments) for c in copies}) < count:
+        return None  # two items give the same write: no fan-out
+    shift = count - 1
+    later = [s.model_copy(update={"sources": {
+        name: src.model_copy(update={"step": src.step + shift})
+        if src.step is not None and src.step > index else src
+        for name, src in s.sources.items()}}) for s in plan[index + 1:]]
+    return [*plan[:index], *copies, *later]
