@@ -6,7 +6,7 @@ from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationStats, Step, Task, generate_task, generate_tasks, score
 from compoworld.tasks._context import LINK_TYPES, carries, context
-from compoworld.tasks._generate import GenerationSettings, _signature
+from compoworld.tasks._generate import GenerationSettings, _attempt
 from compoworld.tasks._instruction import _action
 from compoworld.tasks._rubric import state_criteria
 from compoworld.tasks._walk import Walk, _Known, _try_step
@@ -90,10 +90,11 @@ def test_a_deleted_record_is_a_state_criterion_that_doing_nothing_fails():
 
 def test_a_duplicate_is_caught_before_the_gates_and_counted_the_same_with_workers():
     settings = GenerationSettings()
-    first = next(t for a in range(20)
-                 if isinstance(t := generate_task(5, a, settings), Task))
-    seen = {_signature(first.plan)}
-    assert generate_task(5, first.provenance["attempt"], settings, seen) == "duplicate"
+    attempt, signature = next((a, sig) for a in range(20)
+                              for outcome, sig in [_attempt(5, a, settings, None)]
+                              if isinstance(outcome, Task))
+    assert signature is not None  # the walk's plan, before any scenario is added to it
+    assert generate_task(5, attempt, settings, {signature}) == "duplicate"
     one, two = GenerationStats(), GenerationStats()
     a = list(generate_tasks(10, seed=5, stats=one))
     b = list(generate_tasks(10, seed=5, stats=two, workers=2))
@@ -125,11 +126,11 @@ def test_an_answer_can_be_a_value_of_the_list_item_a_selection_singles_out():
     answer = next(c for c in task.rubric if c.kind == "answer")
     assert answer.selection is not None
     by, order = answer.selection.by, answer.selection.order
-    output = task.plan[-1].output
+    output = task.plan[answer.step if answer.step is not None else -1].output
     items = next(v for v in output.values() if isinstance(v, list)) if isinstance(
         output, dict) else output
     best = (max if order == "max" else min)(items, key=lambda item: item[by])
     held = [x for v in best.values() for x in (v if isinstance(v, list) else [v])]
     assert answer.values[0] in held
     assert sum(item[by] == best[by] for item in items) == 1
-    assert "among those you found in the last step" in task.instruction
+    assert "among those you found in the" in task.instruction
