@@ -1,0 +1,47 @@
+"""Roles: the walk never makes the user the subject of a record, nor renames their account."""
+
+from __future__ import annotations
+
+from compoworld.catalog import load_services
+from compoworld.service import Environment
+from compoworld.tasks import generate_tasks
+from compoworld.tasks._context import context
+from compoworld.tasks._roles import misuses_user
+
+
+def _changes(env: Environment, name: str, arguments: dict) -> list:
+    episode = env.fork()
+    envelope = episode.call(name, arguments)
+    assert envelope["success"], envelope
+    return episode.changes() or []
+
+
+def test_the_user_is_never_the_subject_of_a_record_but_may_own_it() -> None:
+    env = Environment(load_services(["crm", "contacts"]), seed=0)
+    user = env.pool.user
+    as_lead = _changes(env, "crm__create_lead", {
+        "name": user.name, "email": user.email, "company": "Acme", "source": "web",
+        "owner": user.name})
+    assert misuses_user(as_lead, user)
+    owned = _changes(env, "crm__create_lead", {
+        "name": "Ada Byron", "email": "ada.byron@example.com", "company": "Acme",
+        "source": "web", "owner": user.name})
+    assert not misuses_user(owned, user)
+    contact = env.db("contacts").select("contact", limit=1)[0]
+    renamed = _changes(env, "contacts__update_contact", {"contact_id": contact["id"],
+                                                         "email": user.email})
+    assert misuses_user(renamed, user)  # another person's record given the user's email
+
+
+def test_generated_writes_use_the_user_only_as_who_acts() -> None:
+    user = context(7).initial.pool.user
+    identity = {user.email.casefold(), user.name.casefold()}
+    for task in generate_tasks(150, seed=7):
+        for step in task.plan:
+            name = step.tool.split("__", 1)[1]
+            if name.startswith(("list", "get", "find", "search")):
+                continue
+            for field, value in step.arguments.items():
+                if isinstance(value, str) and value.casefold() in identity:
+                    assert any(w in field for w in ("author", "owner", "sender", "assign")), (
+                        task.id, step.tool, field)
