@@ -10,7 +10,7 @@ from faker import Faker
 from compoworld.errors import CompoWorldError
 from compoworld.service._db import Db
 from compoworld.service._spec import EntitySpec, FieldSpec
-from compoworld.types import Person, Pool, get_type, person_fact
+from compoworld.types import Person, Pool, get_type, make_code, make_title, person_fact, text_role
 
 _SCHEDULE_WORDS = ("due", "deadline", "start", "end", "until", "expir", "schedul", "renew", "next")
 
@@ -51,6 +51,11 @@ def _value(f: FieldSpec, fake: Faker, person: Person, pool: Pool, refs: dict[str
         day = pool.day(rnd.randint(-30, 90) if ahead else rnd.randint(-180, 0)).isoformat()
         return day if f.type == "Date" else f"{day}T{rnd.randint(8, 18):02d}:00:00"
     if f.type == "string":
+        role = text_role(f.name)
+        if role == "code":
+            return make_code(f.name, rnd)
+        if role == "title":
+            return make_title(rnd)
         return fake.sentence(nb_words=4).rstrip(".")
     if f.type == "integer":
         return rnd.randint(0, 100)

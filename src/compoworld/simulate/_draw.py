@@ -20,7 +20,7 @@ from faker.factory import Factory
 from faker.providers.lorem.en_US import Provider as _Lorem
 
 from compoworld.service import Db, Table
-from compoworld.types import Company, Person, Pool, person_fact
+from compoworld.types import Company, Person, Pool, make_title, person_fact
 
 WORDS: tuple[str, ...] = tuple(_Lorem.word_list)
 
@@ -33,6 +33,16 @@ def _phrases(count: int = 4096) -> tuple[str, ...]:
 
 
 PHRASES = _phrases()
+
+
+def _titles(count: int = 4096) -> tuple[str, ...]:
+    """Names for things, for untyped fields named like a name or title (see
+    :func:`compoworld.types.text_role`), the same in every process (a fixed seed)."""
+    rng = random.Random(0x717E)
+    return tuple(make_title(rng) for _ in range(count))
+
+
+TITLES = _titles()
 _DAYS = 30  # dates fall within a month either side of the world's today
 
 

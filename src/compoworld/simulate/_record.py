@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from compoworld.service import Table
-from compoworld.simulate._draw import WORDS, Draw, is_person_type
-from compoworld.types import Person, person_fact
+from compoworld.simulate._draw import TITLES, WORDS, Draw, is_person_type
+from compoworld.types import Person, code_prefix, person_fact, text_role
 
 if TYPE_CHECKING:
     from compoworld.simulate._generate import Gen, _Compiler
@@ -27,7 +27,7 @@ def compile_record(compiler: _Compiler, schema: dict[str, Any], nested: bool) ->
     table = compiler.own(id_schema.get("x-ref")) if isinstance(id_schema, dict) else None
     inner = nested or "id" in properties  # lists inside a record hold 0-2 items
     required = set(schema.get("required", properties))
-    fields = tuple((name, *_field(compiler, sub, inner), name in required, _acceptor(sub),
+    fields = tuple((name, *_field(compiler, sub, inner, name), name in required, _acceptor(sub),
                     table is not None and name == "id")
                    for name, sub in properties.items())
     stored = table is not None and set(table.names) <= set(properties)
@@ -62,15 +62,42 @@ def compile_record(compiler: _Compiler, schema: dict[str, Any], nested: bool) ->
     return gen
 
 
-def _field(compiler: _Compiler, schema: Any, nested: bool) -> tuple[Gen, bool]:
+def _plain_string(schema: Any) -> bool:
+    return (isinstance(schema, dict) and schema.get("type") == "string"
+            and not any(k in schema for k in ("x-semantic-type", "x-ref", "format", "enum",
+                                              "const", "pattern")))
+
+
+def _named(name: str, schema: Any) -> Gen | None:
+    """An untyped string named like an identifier or a title gets a code ("WOR-482913") or
+    a name ("Adaptive Alliance"), not lorem filler; None for any other field."""
+    if not _plain_string(schema):
+        return None
+    role = text_role(name)
+    limit = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
+    if role == "code":
+        prefix = code_prefix(name)
+        gen: Gen = lambda d, p: f"{prefix}-{100000 + int(d.random() * 900000)}"  # noqa: E731
+    elif role == "title":
+        gen = lambda d, p: TITLES[int(d.random() * len(TITLES))]  # noqa: E731
+    else:
+        return None
+    if limit is None:
+        return gen
+    return lambda d, p: gen(d, p)[:limit] or "x"
+
+
+def _field(compiler: _Compiler, schema: Any, nested: bool,
+           name: str = "") -> tuple[Gen, bool]:
     """A property's generator, and whether it is "this or null" (the most common optional
     field: decided in the record's loop, one call less per field)."""
     if isinstance(schema, dict) and isinstance(schema.get("anyOf"), list) \
             and "const" not in schema and "enum" not in schema:
         options = [o for o in schema["anyOf"] if not (isinstance(o, dict) and o.get("type") == "null")]
         if len(options) == 1 < len(schema["anyOf"]):
-            return compiler.compile(options[0], nested), True
-    return compiler.compile(schema, nested), False
+            named = _named(name, options[0])
+            return (named or compiler.compile(options[0], nested)), True
+    return (_named(name, schema) or compiler.compile(schema, nested)), False
 
 
 def _more(compiler: _Compiler, schema: dict[str, Any], extra: dict[str, Any],

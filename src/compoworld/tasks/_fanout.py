@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 
-from compoworld.service import Environment
+from compoworld.service import Change, Environment
+from compoworld.tasks._diff import net_changes
 from compoworld.tasks._model import Step
 
 FANOUT_SHARE = 0.25
@@ -71,3 +72,17 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
         if src.step is not None and src.step > index else src
         for name, src in s.sources.items()}}) for s in plan[index + 1:]]
     return [*plan[:index], *copies, *later]
+
+
+def separate(plan: list[Step], changes: list[list[Change]]) -> bool:
+    """Whether each copy of a fan-out changed records of its own (copies that all rewrite one
+    record are no fan-out: only the last would count)."""
+    seen: set[tuple[str, str]] = set()
+    for step, step_changes in zip(plan, changes, strict=True):
+        if not any(src.each for src in step.sources.values()):
+            continue
+        keys = set(net_changes(step_changes))
+        if not keys or keys & seen:
+            return False
+        seen |= keys
+    return True

@@ -21,7 +21,7 @@ from compoworld.errors import CompoWorldError
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
-from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout
+from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout, separate
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
@@ -194,7 +194,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         return "replay", signature
     if fanned is not None:
         ran = run_planted(ctx.fresh_work(), fanned)
-        if ran is None:
+        if ran is None or not separate(*ran):
             return "fan_out", signature
         answers = [_restep(a, plan, ran[0]) for a in answers]
         plan, changes = ran

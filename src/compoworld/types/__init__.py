@@ -13,6 +13,7 @@ Example:
 from typing import Annotated
 
 from compoworld.types import _builtin
+from compoworld.types._naming import TextRole, code_prefix, make_code, make_title, text_role
 from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed, person_fact
 from compoworld.types._semantic import (
     Ref,
@@ -71,17 +72,22 @@ __all__ = [
     "Region",
     "SemanticTag",
     "SemanticType",
+    "TextRole",
     "Time",
     "Timezone",
     "TrackingNumber",
     "Username",
+    "code_prefix",
     "derive_seed",
     "get_type",
+    "make_code",
+    "make_title",
     "person_fact",
     "ref_type",
     "register_type",
     "semantic_type_of",
     "semantic_types",
+    "text_role",
 ]
 
 BUILTIN_TYPES = _builtin.BUILTIN_TYPES
