@@ -27,7 +27,7 @@ def _group_job(task_json: str, agent: Agent | AgentSpec, indices: list[int],
     task = Task.model_validate_json(task_json)
     built = agent.build() if isinstance(agent, AgentSpec) else agent
     trajectories = asyncio.run(run_group(task, built, indices, settings))
-    return [t.model_dump_json().encode() for t in trajectories]
+    return [t.to_line() for t in trajectories]
 
 
 def _ray() -> Any:

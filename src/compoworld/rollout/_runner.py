@@ -107,20 +107,34 @@ class _Groups:
                 template.env.close()
 
 
+async def _play(groups: _Groups, task: Task, index: int, agent: Agent,
+                settings: EpisodeSettings) -> Trajectory:
+    """One rollout, whatever happens: an exception (the task's world cannot be built, a bug
+    anywhere) is recorded as an ``env_error`` trajectory and the run goes on."""
+    episode = None
+    try:
+        episode = groups.episode(task, index, settings)
+        return await episode.run(agent, timings=settings.timings)
+    except Exception as error:  # no single episode can end a run
+        return Trajectory(
+            task_id=task.id, rollout_idx=index, agent=agent.name, model=agent.model,
+            interface=task.interface, finish_reason="env_error", tools=[], calls=[],
+            messages=[{"role": "system", "content": task.system_prompt},
+                      {"role": "user", "content": task.instruction}],
+            error=f"the episode failed before it ended: {type(error).__name__}: "
+                  f"{str(error)[:300]}")
+    finally:
+        if episode is not None:
+            episode.world.env.close()
+        groups.release(task)
+
+
 async def run_group(task: Task, agent: Agent, indices: Sequence[int],
                     settings: EpisodeSettings = EpisodeSettings()) -> list[Trajectory]:
     """The rollouts ``indices`` of one task, concurrently, on one shared world model."""
     groups = _Groups({task.id: len(indices)})
-
-    async def one(index: int) -> Trajectory:
-        episode = groups.episode(task, index, settings)
-        try:
-            return await episode.run(agent, timings=settings.timings)
-        finally:
-            episode.world.env.close()
-            groups.release(task)
-
-    return list(await asyncio.gather(*(one(i) for i in indices)))
+    return list(await asyncio.gather(*(_play(groups, task, i, agent, settings)
+                                       for i in indices)))
 
 
 async def rollout_async(
@@ -144,12 +158,7 @@ async def rollout_async(
 
         async def worker() -> None:
             for task, index in queue:
-                episode = groups.episode(task, index, settings)
-                try:
-                    trajectory = await episode.run(agent, timings=settings.timings)
-                finally:
-                    episode.world.env.close()
-                    groups.release(task)
+                trajectory = await _play(groups, task, index, agent, settings)
                 sink.write(trajectory)
                 stats.add(trajectory)
                 if on_trajectory is not None:

@@ -84,7 +84,7 @@ class RolloutSink:
         key = (trajectory.task_id, trajectory.rollout_idx)
         if key in self.done:
             return
-        self.write_line(trajectory.model_dump_json().encode(), key)
+        self.write_line(trajectory.to_line(), key)
 
     def write_line(self, line: bytes, key: Key) -> None:
         """Append one already-serialized trajectory."""

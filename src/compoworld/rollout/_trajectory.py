@@ -11,8 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-FinishReason = Literal["stop", "max_steps", "max_tokens", "timeout", "model_error"]
-"""``stop``: the agent gave a final answer. The others end a truncated episode."""
+FinishReason = Literal["stop", "max_steps", "max_tokens", "timeout", "model_error", "env_error"]
+"""``stop``: the agent gave a final answer. The others end a truncated episode;
+``env_error``: the environment broke (a bug, never the agent's fault; ``error`` says how)."""
 
 ErrorSource = Literal["agent", "environment"]
 """Who a failed call is blamed on: bad arguments / unknown tools / 4xx are the agent's;
@@ -64,4 +65,17 @@ class Trajectory(_Model):
     timings: Timings = Timings()
     usage: dict[str, int] = {}
     error: str | None = None
-    """Why a ``model_error`` or ``timeout`` episode ended, in words."""
+    """Why a ``model_error``, ``env_error`` or ``timeout`` episode ended, in words."""
+
+    def to_line(self) -> bytes:
+        """The trajectory as one JSONL line (no newline). One that cannot be serialized (a
+        value nothing should have let through) becomes an ``env_error`` trajectory holding
+        the opening messages and the reason, so a run never stops on it."""
+        try:
+            return self.model_dump_json().encode()
+        except Exception as error:  # whatever it is, it is recorded
+            return self.model_copy(update={
+                "messages": self.messages[:2], "calls": [], "finish_reason": "env_error",
+                "error": f"the trajectory could not be serialized ({type(error).__name__}: "
+                         f"{str(error)[:200]}); its messages and calls were dropped",
+            }).model_dump_json().encode()
