@@ -25,7 +25,7 @@ from compoworld.rollout._agent import Agent
 from compoworld.rollout._chat import AgentSpec
 from compoworld.rollout._episode import Episode
 from compoworld.rollout._sink import RolloutSink
-from compoworld.rollout._trajectory import Trajectory
+from compoworld.rollout._trajectory import Trajectory, task_digest
 from compoworld.rollout._world import build_world
 from compoworld.tasks import Task
 
@@ -43,12 +43,18 @@ class RolloutStats:
     finished: int = 0
     truncated: int = 0
     model_errors: int = 0
+    retried: int = 0
+    """Pairs run again because their episode on file had failed (``model_error``)."""
     env_errors: int = 0
     """Calls that failed on the environment's side (500s, world-model failures)."""
     by_reason: dict[str, int] = field(default_factory=dict)
+    first_error: str | None = None
+    """The error of the first episode that ended in ``model_error`` or ``env_error``."""
 
     def add(self, trajectory: Trajectory) -> None:
         reason = trajectory.finish_reason
+        if reason in ("model_error", "env_error") and self.first_error is None:
+            self.first_error = trajectory.error
         self.done += 1
         self.by_reason[reason] = self.by_reason.get(reason, 0) + 1
         self.finished += reason == "stop"
@@ -71,6 +77,11 @@ class EpisodeSettings:
     timings: bool = True
 
 
+def known_tasks(tasks: Sequence[Task], all_tasks: Sequence[Task] | None) -> dict[str, str]:
+    """The digest of every task the output file may hold rollouts of, by id."""
+    return {t.id: task_digest(t) for t in (all_tasks if all_tasks is not None else tasks)}
+
+
 def _check(tasks: Sequence[Task], group: int, concurrency: int) -> None:
     if group < 1:
         raise UserError(f"--group must be at least 1, got {group}")
@@ -88,6 +99,13 @@ class _Groups:
         self._pending = dict(pending)
         self._templates: dict[str, World] = {}
         self._tools: dict[str, list[dict[str, Any]]] = {}
+        self._digests: dict[str, str] = {}
+
+    def digest(self, task: Task) -> str:
+        """The task's :func:`task_digest` (computed once per group)."""
+        if task.id not in self._digests:
+            self._digests[task.id] = task_digest(task)
+        return self._digests[task.id]
 
     def episode(self, task: Task, index: int, settings: EpisodeSettings) -> Episode:
         """A new episode of ``task`` on a fork of the group's world (built on first use)."""
@@ -114,9 +132,9 @@ async def _play(groups: _Groups, task: Task, index: int, agent: Agent,
     episode = None
     try:
         episode = groups.episode(task, index, settings)
-        return await episode.run(agent, timings=settings.timings)
+        trajectory = await episode.run(agent, timings=settings.timings)
     except Exception as error:  # no single episode can end a run
-        return Trajectory(
+        trajectory = Trajectory(
             task_id=task.id, rollout_idx=index, agent=agent.name, model=agent.model,
             interface=task.interface, finish_reason="env_error", tools=[], calls=[],
             messages=[{"role": "system", "content": task.system_prompt},
@@ -127,6 +145,8 @@ async def _play(groups: _Groups, task: Task, index: int, agent: Agent,
         if episode is not None:
             episode.world.env.close()
         groups.release(task)
+    trajectory.task_digest = groups.digest(task)
+    return trajectory
 
 
 async def run_group(task: Task, agent: Agent, indices: Sequence[int],
@@ -141,15 +161,18 @@ async def rollout_async(
     tasks: Sequence[Task], agent: Agent, *, group: int = 1, out: Path,
     concurrency: int = 32, settings: EpisodeSettings = EpisodeSettings(),
     on_trajectory: Callable[[Trajectory, RolloutStats], None] | None = None,
-    stats: RolloutStats | None = None,
+    stats: RolloutStats | None = None, retry_failed: bool = True,
+    all_tasks: Sequence[Task] | None = None,
 ) -> RolloutStats:
     """:func:`rollout` in a running event loop (no progress bar; see ``on_trajectory``)."""
     _check(tasks, group, concurrency)
     stats = stats if stats is not None else RolloutStats()
-    sink = RolloutSink(out, agent=agent.name, model=agent.model)
+    sink = RolloutSink(out, agent=agent.name, model=agent.model,
+                       tasks=known_tasks(tasks, all_tasks), retry_failed=retry_failed)
     try:
         jobs = [(t, i) for t in tasks for i in range(group) if (t.id, i) not in sink.done]
         stats.planned, stats.skipped = len(tasks) * group, len(tasks) * group - len(jobs)
+        stats.retried = sum(key in sink.retrying for key in ((t.id, i) for t, i in jobs))
         pending: dict[str, int] = {}
         for task, _ in jobs:
             pending[task.id] = pending.get(task.id, 0) + 1
@@ -165,8 +188,7 @@ async def rollout_async(
                     on_trajectory(trajectory, stats)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(jobs)) or 1)))
-        sink.close()
-        sink.order([t.id for t in tasks])
+        sink.finish([t.id for t in tasks])
     finally:
         sink.close()
     return stats
@@ -177,11 +199,15 @@ def rollout(
     out: str | Path = "out/rollouts.jsonl", concurrency: int = 32, max_steps: int = 30,
     max_tokens: int | None = None, time_limit: float | None = None, timings: bool = True,
     ray: bool | str | None = None, num_cpus: int | None = None, progress: bool = False,
+    retry_failed: bool = True, all_tasks: Sequence[Task] | None = None,
 ) -> RolloutStats:
     """Run ``group`` rollouts of every task with ``agent`` and append them to ``out``.
 
-    Resumable: pairs (task id, rollout index) already in ``out`` are skipped; an interrupted
+    Resumable: pairs (task id, rollout index) already in ``out`` are skipped (except those
+    that ended in ``model_error``, run again unless ``retry_failed`` is False); an interrupted
     run (Ctrl-C, a crash) loses only the episodes still running. A torn last line is dropped.
+    One run at a time writes ``out`` (a second is refused), and a file holding rollouts of
+    other tasks than ``all_tasks`` (another tasks file) is refused.
 
     Args:
         tasks: The tasks (unique ids).
@@ -198,6 +224,9 @@ def rollout(
             instance, an address (``"ray://host:10001"``, ``"auto"``) joins a cluster.
         num_cpus: CPUs for a local Ray instance.
         progress: Show a progress bar with live counts (on stderr).
+        retry_failed: Run again the pairs on file whose episode ended in ``model_error``.
+        all_tasks: The whole tasks file ``tasks`` come from, when they are a part of it
+            (default: ``tasks``); ``out`` may hold rollouts of any of them.
 
     Returns:
         The run's counts.
@@ -217,12 +246,14 @@ def rollout(
 
         return rollout_ray(tasks, agent, group=group, out=Path(out), groups_in_flight=concurrency,
                            settings=settings, address=None if ray is True else ray,
-                           num_cpus=num_cpus, progress=progress)
+                           num_cpus=num_cpus, progress=progress, retry_failed=retry_failed,
+                           all_tasks=all_tasks)
     built = agent.build() if isinstance(agent, AgentSpec) else agent
     with _Bar(progress, len(tasks) * group) as bar:
         return asyncio.run(rollout_async(tasks, built, group=group, out=Path(out),
                                          concurrency=concurrency, settings=settings,
-                                         on_trajectory=bar.update, stats=bar.stats))
+                                         on_trajectory=bar.update, stats=bar.stats,
+                                         retry_failed=retry_failed, all_tasks=all_tasks))
 
 
 class _Bar:

@@ -7,9 +7,13 @@ rubric against that state and ``final_message``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import hashlib
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from compoworld.tasks import Task
 
 FinishReason = Literal["stop", "max_steps", "max_tokens", "timeout", "model_error", "env_error"]
 """``stop``: the agent gave a final answer. The others end a truncated episode;
@@ -66,6 +70,9 @@ class Trajectory(_Model):
     usage: dict[str, int] = {}
     error: str | None = None
     """Why a ``model_error``, ``env_error`` or ``timeout`` episode ended, in words."""
+    task_digest: str | None = None
+    """:func:`task_digest` of the task rolled out: a rerun refuses to mix in rollouts of a
+    task of the same id from another tasks file."""
 
     def to_line(self) -> bytes:
         """The trajectory as one JSONL line (no newline). One that cannot be serialized (a
@@ -79,3 +86,8 @@ class Trajectory(_Model):
                 "error": f"the trajectory could not be serialized ({type(error).__name__}: "
                          f"{str(error)[:200]}); its messages and calls were dropped",
             }).model_dump_json().encode()
+
+
+def task_digest(task: Task) -> str:
+    """A short hash of a task's content (equal digests, equal tasks)."""
+    return hashlib.blake2b(task.model_dump_json().encode(), digest_size=8).hexdigest()
