@@ -38,7 +38,11 @@ _PLAIN = (type(None), bool)
 
 
 def _where(path: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in path) or "arguments"
+    """The dotted path of a value (shortened past four parts: ``a.0.….0``)."""
+    parts = [str(part)[:40] for part in path]
+    if len(parts) > 4:
+        parts = [*parts[:2], "…", parts[-1]]
+    return ".".join(parts) or "arguments"
 
 
 def _integer(value: int, path: tuple[Any, ...]) -> None:
