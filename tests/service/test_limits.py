@@ -126,3 +126,32 @@ def test_compoworld_call_refuses_deep_arguments_cleanly():
     assert result.exit_code == 1
     assert "levels deep" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_fast_path_and_the_full_walk_agree():
+    """Flat arguments take a shortcut; it must refuse exactly what the full walk refuses."""
+    from compoworld.errors import BadArguments
+    from compoworld.service._limits import MAX_TEXT, _walk
+
+    cases = [
+        {"a": "x" * 20_000, "b": ["y" * 20_000] * 9},  # within
+        {f"p{i}": ["y" * 20_000] * 5 for i in range(3)},  # 300,000 characters of text
+        {"a": [1, 2, 2 ** 63]},
+        {"a": ["ok"] * 1_001},
+        {"a": [1.5, float("nan")]},
+        {f"k{i}": 1 for i in range(1_001)},
+        {"a": [None, "x"]},
+    ]
+    for arguments in cases:
+        try:
+            _walk(arguments)
+            walked = None
+        except BadArguments as error:
+            walked = error.message
+        try:
+            check_limits(arguments)
+            checked = None
+        except BadArguments as error:
+            checked = error.message
+        assert checked == walked, (list(arguments)[:3], checked, walked)
+    assert MAX_TEXT < 300_000

@@ -72,21 +72,49 @@ def check_limits(arguments: Mapping[str, Any]) -> None:
             text, a string or key too long, an integer outside SQLite's 64-bit range, or a
             NaN or infinite float; the message names the argument and the limit.
     """
+    text = 0
+    if len(arguments) > MAX_LIST_LENGTH:
+        _walk(arguments)
     for key, value in arguments.items():  # the fast path: flat scalar arguments
         kind = type(value)
         if type(key) is not str or len(key) > MAX_KEY_LENGTH:
             break
+        text += len(key)
         if kind is str:
             _string(value, (key,))
+            text += len(value)
         elif kind is int:
             _integer(value, (key,))
         elif kind is float:
             _float(value, (key,))
+        elif kind is list:
+            chars = _flat_list(value)
+            if chars < 0:
+                break
+            text += chars
         elif kind not in _PLAIN:
             break
     else:
-        return
+        if text <= MAX_TEXT:
+            return
     _walk(arguments)
+
+
+def _flat_list(value: list[Any]) -> int:
+    """The characters of a list of plain strings and in-range integers within the limits
+    (-1: it holds something else or breaks a limit; the full walk says which)."""
+    if len(value) > MAX_LIST_LENGTH:
+        return -1
+    text = 0
+    for item in value:
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_STRING_LENGTH:
+                return -1
+            text += len(item)
+        elif kind is not int or not MIN_INTEGER <= item <= MAX_INTEGER:
+            return -1
+    return text
 
 
 def _walk(arguments: Mapping[str, Any]) -> None:
