@@ -95,11 +95,11 @@ def _check(tasks: Sequence[Task], group: int, concurrency: int) -> None:
 class _Groups:
     """One world template (with its simulator) per task, alive while its rollouts run."""
 
-    def __init__(self, pending: dict[str, int]) -> None:
+    def __init__(self, pending: dict[str, int], digests: dict[str, str] | None = None) -> None:
         self._pending = dict(pending)
         self._templates: dict[str, World] = {}
         self._tools: dict[str, list[dict[str, Any]]] = {}
-        self._digests: dict[str, str] = {}
+        self._digests: dict[str, str] = dict(digests or {})
 
     def digest(self, task: Task) -> str:
         """The task's :func:`task_digest` (computed once per group)."""
@@ -167,8 +167,9 @@ async def rollout_async(
     """:func:`rollout` in a running event loop (no progress bar; see ``on_trajectory``)."""
     _check(tasks, group, concurrency)
     stats = stats if stats is not None else RolloutStats()
-    sink = RolloutSink(out, agent=agent.name, model=agent.model,
-                       tasks=known_tasks(tasks, all_tasks), retry_failed=retry_failed)
+    known = known_tasks(tasks, all_tasks)
+    sink = RolloutSink(out, agent=agent.name, model=agent.model, tasks=known,
+                       retry_failed=retry_failed)
     try:
         jobs = [(t, i) for t in tasks for i in range(group) if (t.id, i) not in sink.done]
         stats.planned, stats.skipped = len(tasks) * group, len(tasks) * group - len(jobs)
@@ -176,7 +177,7 @@ async def rollout_async(
         pending: dict[str, int] = {}
         for task, _ in jobs:
             pending[task.id] = pending.get(task.id, 0) + 1
-        groups = _Groups(pending)
+        groups = _Groups(pending, known)
         queue: Iterator[tuple[Task, int]] = iter(jobs)
 
         async def worker() -> None:
