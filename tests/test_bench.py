@@ -38,3 +38,17 @@ def test_simulate_benchmark_json():
     assert report["schema_valid"] == 1.0 and report["environment_errors"] == 0
     assert report["group_cache_hit_rate"] == 1.0 and report["group_identical_answers"] is True
     assert report["tools"] >= 100 and report["calls_per_s_generated"] > 0
+
+
+@pytest.mark.slow
+def test_fuzz_benchmark_json():
+    result = subprocess.run(
+        [sys.executable, str(BENCH.parent / "fuzz.py"), "--calls", "600", "--mcp-calls", "80",
+         "--json"], capture_output=True, text=True, timeout=600, check=True,
+    )
+    report = json.loads(result.stdout)
+    assert report["passed"] is True and report["problems"] == []
+    for part, calls in (("environment", 600), ("mcp", 80)):
+        assert sum(report[part]["by_code"].values()) == calls
+        assert report[part]["by_code"].get("400", 0) > calls / 2
+        assert "500" not in report[part]["by_code"]

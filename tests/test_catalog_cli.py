@@ -65,3 +65,16 @@ def test_bad_input_is_a_user_error(tmp_path: Path):
     assert result.exit_code != 0 and "KEY=VALUE" in str(result.exception)
     result = runner.invoke(app, ["catalog", "build", "--subset", "everything"])
     assert result.exit_code != 0 and "only subset" in str(result.exception)
+
+
+def test_a_build_where_every_spec_failed_exits_1(tmp_path: Path):
+    source = tmp_path / "specs"
+    source.mkdir()
+    for name in ("malformed.json", "notaspec.json"):
+        (source / name).write_bytes((SPECS / name).read_bytes())
+    out = tmp_path / "catalog"
+    args = ["catalog", "build", "--source", str(source), "--out", str(out), "--workers", "1"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 1, first.output
+    assert "holds no service" in " ".join(first.output.split())
+    assert runner.invoke(app, args).exit_code == 1  # the rerun too (failures recorded)

@@ -73,3 +73,63 @@ def test_sequences_of_calls_keep_the_contract(calls):
     schema = env._conn.execute("PRAGMA integrity_check").fetchone()[0]
     assert schema == "ok"
     assert env._conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+# Boundary values (issue 18): nesting far past the limit, integers past 64 bits, non-finite
+# floats, huge lists — all must be a 400 (or a success within the limits), never a raise.
+
+def _nest(leaf, depth, as_dict):
+    for _ in range(depth):
+        leaf = {"k": leaf} if as_dict else [leaf]
+    return leaf
+
+
+deep = st.builds(_nest, scalars, st.integers(min_value=20, max_value=3_000), st.booleans())
+big_integers = st.one_of(st.integers(min_value=2 ** 63, max_value=2 ** 200),
+                         st.integers(min_value=-(2 ** 200), max_value=-(2 ** 63) - 1),
+                         st.sampled_from([2 ** 63, -(2 ** 63) - 1, 10 ** 40]),
+                         st.sampled_from(["9223372036854775808", "-99999999999999999999999"]))
+non_finite = st.one_of(st.sampled_from([float("nan"), float("inf"), float("-inf")]),
+                       st.sampled_from(["NaN", "Infinity", "-inf", "1e999"]))
+boundary = st.one_of(deep, big_integers, non_finite,
+                     st.lists(st.sampled_from([*IDS, "a@b.example"]), min_size=1_001,
+                              max_size=1_200))
+hostile_arguments = st.dictionaries(st.sampled_from(PARAM_NAMES),
+                                    st.one_of(boundary, values), min_size=1, max_size=4)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(TOOL_NAMES), args=hostile_arguments)
+def test_boundary_values_are_refused_cleanly(name, args):
+    env = ENV.fork()
+    before = env.snapshot()
+    envelope = env.call(name, args)
+    assert_envelope(envelope)
+    if not envelope["success"]:
+        assert env.snapshot() == before
+    assert env.failures == [], env.failures
+
+
+# Values past a limit whatever the parameter's type: refused before any validation.
+always_refused = st.one_of(
+    st.builds(_nest, scalars, st.integers(min_value=33, max_value=3_000), st.booleans()),
+    st.integers(min_value=2 ** 63, max_value=2 ** 200),
+    st.integers(min_value=-(2 ** 200), max_value=-(2 ** 63) - 1),
+    st.sampled_from([float("nan"), float("inf"), float("-inf")]),
+    st.lists(st.sampled_from(IDS), min_size=1_001, max_size=1_200),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(TOOL_NAMES), value=always_refused, data=st.data())
+def test_a_value_past_a_limit_is_a_400_naming_the_argument(name, value, data):
+    params = [p.name for p in ENV.tools[name].params] or PARAM_NAMES
+    key = data.draw(st.sampled_from(params))
+    env = ENV.fork()
+    before = env.snapshot()
+    envelope = env.call(name, {key: value})
+    assert_envelope(envelope)
+    assert not envelope["success"] and envelope["error"]["code"] == 400, envelope
+    message = envelope["error"]["message"]
+    assert f"argument '{key}" in message or "values" in message, message
+    assert env.snapshot() == before

@@ -75,6 +75,12 @@ def build(
                   f"{report.excluded} excluded (implementability), {report.failed} failed "
                   f"({report.selected} selected); {report.islands} islands excluded (no "
                   "identifying type shared with another service)")
+    services = report.out_dir / "services"
+    if not (services.is_dir() and any(services.glob("*.json"))):
+        console.print(f"[red]the catalog holds no service[/]: every one of the "
+                      f"{report.selected} selected specs failed or was excluded; why is in "
+                      f"{report.out_dir / 'records'}", highlight=False)
+        raise typer.Exit(1)
 
 
 @app.command("stats")

@@ -35,6 +35,12 @@ def rollout_command(
         help="Generated tokens per episode.")] = None,
     time_limit: Annotated[float | None, typer.Option(help="Seconds per episode.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    timeout: Annotated[float, typer.Option(
+        help="Seconds one model reply may take, retries included (openai and local agents); "
+             "past it the episode ends as model_error.")] = 300.0,
+    retry_failed: Annotated[bool, typer.Option(
+        help="Run again the rollouts on file that ended in model_error (--no-retry-failed: "
+             "keep them).")] = True,
     timings: Annotated[bool, typer.Option(
         help="Record wall times (--no-timings: identical bytes for the oracle).")] = True,
     ray: Annotated[str | None, typer.Option(
@@ -78,16 +84,26 @@ def rollout_command(
     if not tasks.exists():
         raise UserError(f"no tasks file {str(tasks)!r}; make one with: compoworld generate "
                         f"--out {tasks}")
-    chosen = read_tasks(tasks)[:limit]
+    if timeout <= 0:
+        raise UserError(f"--timeout must be a positive number of seconds, got {timeout:g}")
+    every = read_tasks(tasks)
+    chosen = every[:limit]
     if not chosen:
         raise UserError(f"{tasks} holds no tasks")
     if world_model != WorldModelSpec.from_env():
         world_model.export()  # read by every world the run builds, Ray workers included
     spec = AgentSpec(kind=agent, model=model, base_url=base_url, api_key=api_key,
-                     temperature=temperature)
+                     temperature=temperature, timeout=timeout)
     stats = rollout(chosen, spec if ray else spec.build(), group=group, out=out,
                     concurrency=concurrency, max_steps=max_steps, max_tokens=max_tokens,
                     time_limit=time_limit, timings=timings, ray=ray, num_cpus=num_cpus,
-                    progress=True)
-    console.print(f"{stats.done} new rollouts in {out} ({stats.skipped} already there): "
+                    progress=True, retry_failed=retry_failed, all_tasks=every)
+    retried = f", {stats.retried} of them retried after a model error" if stats.retried else ""
+    console.print(f"{stats.done} new rollouts in {out} ({stats.skipped} already there{retried}): "
                   f"{stats.line()}", highlight=False)
+    failed = stats.model_errors + stats.by_reason.get("env_error", 0)
+    if stats.done and failed == stats.done:
+        console.print(f"[red]every episode of this run failed[/] ({stats.model_errors} model "
+                      f"errors, {failed - stats.model_errors} environment errors); the first "
+                      f"error: {stats.first_error}", highlight=False)
+        raise typer.Exit(1)

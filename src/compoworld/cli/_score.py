@@ -10,10 +10,25 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from compoworld.rollout import Trajectory
 from compoworld.scoring import load_trajectories, save_scored, score_trajectories, summarize
 from compoworld.tasks import load_tasks
 
 console = Console()
+errors = Console(stderr=True)
+
+
+def _unique(trajectories: list[Trajectory], path: Path) -> list[Trajectory]:
+    """One trajectory per (task, rollout index): the last on file (a retried episode follows
+    the one it replaces); a file with repeats (two runs wrote it at once, before runs locked
+    their output) is scored once per pair, with a warning."""
+    latest = {(t.task_id, t.rollout_idx): t for t in trajectories}
+    repeated = len(trajectories) - len(latest)
+    if repeated:
+        errors.print(f"[yellow]{path} repeats {repeated} (task, rollout) pairs; each pair is "
+                     f"scored once (its last line)[/]", highlight=False)
+        return [t for t in trajectories if latest[(t.task_id, t.rollout_idx)] is t]
+    return trajectories
 
 
 def score_command(
@@ -24,7 +39,7 @@ def score_command(
     json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Score rollouts on their tasks' rubrics; print pass rates per criterion kind."""
-    trajectories = load_trajectories(rollouts)
+    trajectories = _unique(load_trajectories(rollouts), rollouts)
     scored = score_trajectories(load_tasks(tasks), trajectories)
     save_scored(scored, out)
     summary = summarize(scored)

@@ -19,11 +19,17 @@ def mcp(
     host: Annotated[str, typer.Option(help="Address to bind (http; loopback by default).")] = (
         "127.0.0.1"),
     port: Annotated[int, typer.Option(help="Port (http).")] = 8765,
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", help="A Host name clients may reach the server by (http; repeat it; "
+                             "'name' for any port or 'name:port'). Loopback names are always "
+                             "allowed; any other Host header is refused (DNS-rebinding "
+                             "protection).")] = None,
 ) -> None:
     """Serve one episode over MCP: the task's world in its initial state, with its tools.
 
     Tool errors come back as MCP tool errors (isError) carrying the error envelope. Over HTTP
-    the endpoint is http://HOST:PORT/mcp.
+    the endpoint is http://HOST:PORT/mcp; requests must name an allowed Host (loopback, the
+    bound address, or --allow-host).
     """
     if transport not in ("stdio", "http"):
         raise UserError(f"--transport must be 'stdio' or 'http', got {transport!r}")
@@ -35,11 +41,17 @@ def mcp(
     found = {t.id: t for t in read_tasks(tasks)}
     if task not in found:
         raise NotFound("task", task, found)
-    from compoworld.rollout._mcp import EpisodeServer
+    from compoworld.rollout._mcp import EpisodeServer, is_loopback
 
     served = EpisodeServer(found[task])
     if transport == "stdio":
         asyncio.run(served.run_stdio())
     else:
+        if not is_loopback(host):
+            typer.echo(f"warning: binding {host!r} serves this world to other machines, "
+                       f"without authentication; Host headers allowed: loopback"
+                       f"{', ' + ', '.join(map(repr, allow_host)) if allow_host else ''}"
+                       f"{'' if host in ('0.0.0.0', '::') else f', {host!r}'} "
+                       f"(add names with --allow-host)", err=True)
         typer.echo(f"serving task {task!r} over MCP on http://{host}:{port}/mcp", err=True)
-        served.run_http(host, port)
+        served.run_http(host, port, allowed_hosts=allow_host or ())

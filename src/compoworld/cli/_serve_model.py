@@ -17,19 +17,35 @@ def model(
     max_tokens: Annotated[int, typer.Option("--max-tokens",
                                             help="Default cap on generated tokens.")] = 256,
     log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "info",
+    max_prompt_tokens: Annotated[int, typer.Option(
+        "--max-prompt-tokens", help="Longest prompt, in tokens (a 400 past it).")] = 8_192,
+    max_request_bytes: Annotated[int, typer.Option(
+        "--max-request-bytes", help="Largest request body (a 413 past it).")] = 4_000_000,
 ) -> None:
     """Serve the bundled SmolLM2-135M-Instruct with the OpenAI chat-completions API.
 
-    POST /v1/chat/completions (tools and tool_calls), GET /v1/models, GET /health (200 once the
-    model is loaded). Point any OpenAI client at http://HOST:PORT/v1, e.g.
+    POST /v1/chat/completions (tools and tool_calls), GET /v1/models, GET /health (503 while
+    the model loads, 200 once it is ready; the port opens at once). Point any OpenAI client at
+    http://HOST:PORT/v1, e.g.
     COMPOWORLD_BASE_URL=http://127.0.0.1:8000/v1 COMPOWORLD_MODEL=smollm2.
     """
     if not 0 < port < 65536:
         raise UserError(f"--port must be between 1 and 65535, got {port}")
+    for option, value in (("--timeout", timeout), ("--max-prompt-tokens", max_prompt_tokens),
+                          ("--max-request-bytes", max_request_bytes)):
+        if value <= 0:
+            raise UserError(f"{option} must be positive, got {value:g}")
+    import importlib.util
+
+    for package in ("transformers", "torch", "uvicorn", "starlette"):
+        if importlib.util.find_spec(package) is None:  # fail before binding the port
+            raise UserError(f"serving the bundled model needs {package!r}: "
+                            f"pip install 'compoworld[local]'")
     from compoworld.models import LocalClient
     from compoworld.models._server import serve_model
 
-    client = LocalClient(model_name=model_name, timeout=timeout, max_tokens=max_tokens)
-    client.load()  # fail early (missing extra) with a clear message, before binding the port
+    client = LocalClient(model_name=model_name, timeout=timeout, max_tokens=max_tokens,
+                         max_prompt_tokens=max_prompt_tokens)
     typer.echo(f"serving {model_name!r} on http://{host}:{port}/v1", err=True)
-    serve_model(client, host, port, model_name, log_level=log_level)
+    serve_model(client, host, port, model_name, log_level=log_level,
+                max_request_bytes=max_request_bytes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from compoworld._outfile import OutputLock, torn_tail, write_atomic
 from compoworld.errors import NotFound, UserError
 from compoworld.tasks import (
     GenerationSettings,
@@ -76,12 +78,28 @@ def generate(
     settings = GenerationSettings(min_steps=low, max_steps=high, distractors=distractors,
                                   interface="direct" if interface == "direct" else "gateway",
                                   services=chosen)
+    with OutputLock(out, "generate"):
+        _generate(tasks, seed, out, settings, workers, ray)
+
+
+def _resume(out: Path, seed: int) -> list[Task]:
+    """The tasks an earlier run of this output kept; a torn last line is cut off in place
+    (never a rewrite: a kill at any moment leaves every whole line)."""
+    if not out.exists():
+        return []
+    data = out.read_bytes()
+    end = torn_tail(out, data, b'{"id":', "tasks")
     done = read_tasks(out)
     if any(t.seed != seed for t in done):
         raise UserError(f"{out} holds tasks of another seed; choose another --out")
-    good = b"".join(t.model_dump_json().encode() + b"\n" for t in done)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(good)  # drops a line an interrupted run left half-written
+    if end < len(data):
+        os.truncate(out, end)
+    return done
+
+
+def _generate(tasks: int, seed: int, out: Path, settings: GenerationSettings,
+              workers: int, ray: str | None) -> None:
+    done = _resume(out, seed)
     start = max((t.provenance["attempt"] for t in done), default=-1) + 1
     seen = {_signature(t.plan, t.condition) for t in done}
     stats = GenerationStats()
@@ -190,8 +208,7 @@ def rewrite(
                         "(or set COMPOWORLD_BASE_URL and COMPOWORLD_MODEL)")
     tasks = load_tasks(path)
     rewritten, outcomes = asyncio.run(rewrite_instructions(tasks, client, concurrency=concurrency))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(b"".join(t.model_dump_json().encode() + b"\n" for t in rewritten))
+    write_atomic(out, b"".join(t.model_dump_json().encode() + b"\n" for t in rewritten))
     console.print(f"{outcomes['rewritten']} of {len(tasks)} instructions rewritten by "
                   f"{client.model} into {out}; kept the template: "
                   f"{dict((k, v) for k, v in outcomes.items() if k != 'rewritten') or 'none'}")

@@ -32,6 +32,9 @@ class LocalClient:
         timeout: Seconds a request may take, waiting for the model included; past it,
             :class:`~compoworld.models.ModelError`.
         max_tokens: Default cap on generated tokens.
+        max_prompt_tokens: Longest prompt (tools and messages rendered), in tokens: a longer
+            one is refused (a non-transient :class:`~compoworld.models.ModelError`) before any
+            compute, so no request holds the model for long. SmolLM2's context is 8,192.
         threads: torch CPU threads while generating (torch's setting is restored after; it is
             process-wide). One by default: a 135M model gains little from more, and on a busy
             machine several spinning threads are many times slower. None keeps torch's setting.
@@ -46,7 +49,7 @@ class LocalClient:
 
     def __init__(self, model: Any = None, tokenizer: Any = None, *, model_name: str = LOCAL_MODEL_NAME,
                  device: str = "cpu", timeout: float = 120.0, max_tokens: int = 256,
-                 threads: int | None = 1) -> None:
+                 threads: int | None = 1, max_prompt_tokens: int = 8_192) -> None:
         if (model is None) != (tokenizer is None):
             raise ValueError("pass both model and tokenizer, or neither")
         self._model, self._tokenizer = model, tokenizer
@@ -55,6 +58,7 @@ class LocalClient:
         self.timeout = timeout
         self.max_tokens = max_tokens
         self.threads = threads
+        self.max_prompt_tokens = max_prompt_tokens
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:
@@ -100,7 +104,12 @@ class LocalClient:
         prompt = tokenizer.apply_chat_template(_plain(messages), tools=tools or None,
                                                add_generation_prompt=True, tokenize=False)
         inputs = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(model.device)
-        sample = bool(temperature) and temperature is not None and temperature > 0
+        length = int(inputs["input_ids"].shape[1])
+        if length > self.max_prompt_tokens:
+            raise ModelError(f"the prompt is {length:,} tokens long; this model takes at most "
+                             f"{self.max_prompt_tokens:,}", transient=False)
+        # Below MIN_TEMPERATURE, logits / temperature overflow: sample greedily (the limit).
+        sample = temperature is not None and temperature >= MIN_TEMPERATURE
         options: dict[str, Any] = {"max_new_tokens": max_tokens, "do_sample": sample,
                                    "max_time": left, "eos_token_id": _stop_ids(tokenizer),
                                    "pad_token_id": tokenizer.pad_token_id}
@@ -130,6 +139,10 @@ class LocalClient:
         finish = "length" if not ended else ("tool_calls" if calls else "stop")
         usage = Usage(prompt_tokens=int(inputs["input_ids"].shape[1]), completion_tokens=len(new))
         return AssistantMessage(content=content, tool_calls=calls, finish_reason=finish, usage=usage)
+
+
+MIN_TEMPERATURE = 1e-3
+"""Temperatures below this decode greedily (what sampling tends to as the temperature → 0)."""
 
 
 def _stop_ids(tokenizer: Any) -> list[int]:

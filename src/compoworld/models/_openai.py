@@ -6,17 +6,43 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import weakref
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from compoworld.errors import UserError
 from compoworld.models._client import AssistantMessage, ModelError, ToolCall, Usage
 
-__all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "OpenAIClient"]
+__all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "OpenAIClient", "redact_url"]
 
 ENV_BASE_URL = "COMPOWORLD_BASE_URL"
 ENV_MODEL = "COMPOWORLD_MODEL"
 ENV_API_KEY = "COMPOWORLD_API_KEY"
+
+
+_SECRET_QUERY = re.compile(r"(?i)((?:api[-_]?)?key|token|secret|password|sig|signature)=[^&]*")
+
+
+def redact_url(url: str) -> str:
+    """``url`` safe to record: a password in it and the values of key-like query parameters
+    become ``***``.
+
+    Example:
+        >>> redact_url("https://me:s3cret@host/v1?api-key=abc&x=1")
+        'https://me:***@host/v1?api-key=***&x=1'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        user = userinfo.split(":", 1)[0]
+        netloc = f"{user}:***@{host}" if ":" in userinfo else f"***@{host}"
+    query = _SECRET_QUERY.sub(lambda m: f"{m.group(1)}=***", parts.query)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 class OpenAIClient:
@@ -62,6 +88,8 @@ class OpenAIClient:
             raise UserError("the HTTP model client needs the 'llm' extra: "
                             "pip install 'compoworld[llm]'") from None
         self.base_url = base_url
+        self.shown_url = redact_url(base_url)
+        """The endpoint as messages and records show it (credentials redacted)."""
         self.model = model
         self.timeout = timeout
         self.retries = retries
@@ -101,19 +129,19 @@ class OpenAIClient:
         for attempt in range(self.retries + 1):
             try:
                 response = await client.chat.completions.create(**request)
-                return _message(response)
+                return _message(response, self.shown_url)
             except (openai.APIConnectionError, openai.RateLimitError,
                     openai.InternalServerError) as error:
                 if attempt == self.retries:
-                    raise ModelError(f"model endpoint {self.base_url} failed after "
-                                     f"{attempt + 1} attempts: {_describe(error)}") from error
+                    raise ModelError(f"model endpoint {self.shown_url} failed after "
+                                     f"{attempt + 1} attempts: {_describe(error)}") from None
             except openai.APIStatusError as error:
                 if error.status_code < 500 and error.status_code != 429:
-                    raise ModelError(f"model endpoint {self.base_url} rejected the request: "
-                                     f"{_describe(error)}", transient=False) from error
+                    raise ModelError(f"model endpoint {self.shown_url} rejected the request: "
+                                     f"{_describe(error)}", transient=False) from None
                 if attempt == self.retries:
-                    raise ModelError(f"model endpoint {self.base_url} failed after "
-                                     f"{attempt + 1} attempts: {_describe(error)}") from error
+                    raise ModelError(f"model endpoint {self.shown_url} failed after "
+                                     f"{attempt + 1} attempts: {_describe(error)}") from None
             self.retried += 1
             delay = min(self.max_backoff, self.backoff * 2 ** attempt)
             await asyncio.sleep(delay * (0.5 + random.random() / 2))
@@ -129,11 +157,35 @@ class OpenAIClient:
 def _describe(error: Exception) -> str:
     status = getattr(error, "status_code", None)
     kind = type(error).__name__
-    return f"{kind} (HTTP {status}): {error}" if status else f"{kind}: {error}"
+    text = str(error)
+    body = getattr(error, "body", None)
+    if body is not None and str(body)[:80] not in text:
+        text += f"; the endpoint answered: {_shown(body)}"
+    return f"{kind} (HTTP {status}): {text}" if status else f"{kind}: {text}"
 
 
-def _message(response: Any) -> AssistantMessage:
-    """An ``openai`` chat completion as an :class:`AssistantMessage`."""
+def _shown(value: Any, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text):,} characters)"
+
+
+def _message(response: Any, url: str = "") -> AssistantMessage:
+    """An ``openai`` chat completion as an :class:`AssistantMessage`.
+
+    Raises:
+        ModelError: The endpoint's answer is not a chat completion (the message quotes it).
+    """
+    try:
+        return _read(response)
+    except ModelError:
+        raise
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as error:
+        raise ModelError(f"model endpoint {url} answered with something that is not a chat "
+                         f"completion ({type(error).__name__}: {error}): {_shown(response)}",
+                         transient=False) from None
+
+
+def _read(response: Any) -> AssistantMessage:
     if not response.choices:
         raise ModelError("model endpoint answered with no choices", transient=False)
     choice = response.choices[0]

@@ -22,7 +22,14 @@ from compoworld.rollout._runner import (
     run_group,
 )
 from compoworld.rollout._sink import RolloutSink
-from compoworld.rollout._trajectory import CallRecord, ErrorSource, FinishReason, Timings, Trajectory
+from compoworld.rollout._trajectory import (
+    CallRecord,
+    ErrorSource,
+    FinishReason,
+    Timings,
+    Trajectory,
+    task_digest,
+)
 from compoworld.rollout._world import SIMULATOR_KINDS, WorldModelSpec, build_world
 
 __all__ = [
@@ -51,4 +58,5 @@ __all__ = [
     "rollout_async",
     "run_episode",
     "run_group",
+    "task_digest",
 ]

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from compoworld.errors import UserError
+from compoworld.errors import BadArguments, UserError
 from compoworld.models import AssistantMessage, ModelError, ToolCall
 from compoworld.rollout._trajectory import CallRecord, FinishReason, Timings, Trajectory
 from compoworld.rollout._world import build_world
 from compoworld.service import Envelope, fail
+from compoworld.service._limits import check_limits
 
 if TYPE_CHECKING:
     from compoworld.rollout._agent import Agent
@@ -47,6 +48,10 @@ def _parse(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, (f"the arguments must be a JSON object, got a JSON {type(value).__name__}. "
                       f"Send them as {{\"parameter\": value, ...}}")
+    try:  # too deep, too big: never run, and logged as text (the log must serialize)
+        check_limits(value)
+    except BadArguments as error:
+        return None, error.message
     return value, None
 
 
@@ -209,7 +214,7 @@ class Episode:
 
         A :class:`~compoworld.models.ModelError` (or any other failure of the agent) ends it
         with ``model_error``; running out of time while the agent thinks ends it with
-        ``timeout``.
+        ``timeout``; an exception out of the environment ends it with ``env_error``.
         """
         while not self.done:
             remaining = self.remaining_time()
@@ -231,7 +236,15 @@ class Episode:
                 break
             finally:
                 self.timings.model_s += time.perf_counter() - started
-            self.step(reply)
+            if not isinstance(reply, AssistantMessage):
+                self.end("model_error", f"the agent answered with a {type(reply).__name__}, "
+                                        f"not an AssistantMessage")
+                break
+            try:
+                self.step(reply)
+            except Exception as error:  # a bug of the environment: recorded, the run goes on
+                self.end("env_error", f"the environment failed on turn {self.n_steps}: "
+                                      f"{type(error).__name__}: {str(error)[:300]}")
         return self.to_trajectory(agent.name, agent.model, timings=timings)
 
     def to_trajectory(self, agent: str, model: str | None = None, *,

@@ -9,7 +9,9 @@ the same message a rollout's model would. Every call is logged (:attr:`EpisodeSe
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -23,6 +25,38 @@ if TYPE_CHECKING:
     from compoworld.world import World
 
 DEFAULT_HOST = "127.0.0.1"
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (``0.0.0.0`` and ``::`` do not)."""
+    if host.strip("[]") in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(host: str, allowed_hosts: Sequence[str] = ()) -> Any:
+    """DNS-rebinding protection for a bind of ``host``: on whatever the address, the
+    ``Host`` header must name loopback, the bound address itself (when it is one address,
+    not a wildcard) or an entry of ``allowed_hosts`` (``name`` for any port, or
+    ``name:port``); an ``Origin`` header must be one of those over http or https."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = list(_LOOPBACK_NAMES)
+    bare = host.strip("[]")
+    if bare not in ("0.0.0.0", "::", "") and not is_loopback(host):
+        names.append(f"[{bare}]" if ":" in bare else bare)
+    hosts: list[str] = []
+    for entry in [*names, *allowed_hosts]:
+        entry = entry.strip()
+        has_port = entry.rsplit(":", 1)[-1].isdigit() and not entry.endswith("]")
+        hosts += [entry] if has_port else [entry, f"{entry}:*"]
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=hosts, allowed_origins=origins)
 
 
 def _mcp() -> Any:
@@ -108,14 +142,17 @@ class EpisodeServer:
         async with stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
-    def http_app(self, host: str = DEFAULT_HOST) -> Any:
-        """A Starlette (ASGI) app serving streamable HTTP at ``/mcp`` (DNS-rebinding
-        protection on for a loopback ``host``)."""
-        return self.server.streamable_http_app(host=host)
+    def http_app(self, host: str = DEFAULT_HOST, allowed_hosts: Sequence[str] = ()) -> Any:
+        """A Starlette (ASGI) app serving streamable HTTP at ``/mcp``, with DNS-rebinding
+        protection on for any ``host`` (:func:`transport_security`; ``allowed_hosts`` adds
+        the names clients reach it by)."""
+        return self.server.streamable_http_app(
+            host=host, transport_security=transport_security(host, allowed_hosts))
 
     def run_http(self, host: str = DEFAULT_HOST, port: int = 8765,
-                 log_level: str = "warning") -> None:
+                 log_level: str = "warning", allowed_hosts: Sequence[str] = ()) -> None:
         """Serve streamable HTTP at ``http://host:port/mcp`` (loopback by default)."""
         import uvicorn
 
-        uvicorn.run(self.http_app(host), host=host, port=port, log_level=log_level)
+        uvicorn.run(self.http_app(host, allowed_hosts), host=host, port=port,
+                    log_level=log_level)

@@ -15,7 +15,14 @@ from typing import Any
 from compoworld.errors import UserError
 from compoworld.rollout._agent import Agent
 from compoworld.rollout._chat import AgentSpec
-from compoworld.rollout._runner import EpisodeSettings, RolloutStats, _Bar, _check, run_group
+from compoworld.rollout._runner import (
+    EpisodeSettings,
+    RolloutStats,
+    _Bar,
+    _check,
+    known_tasks,
+    run_group,
+)
 from compoworld.rollout._sink import RolloutSink
 from compoworld.rollout._trajectory import Trajectory
 from compoworld.tasks import Task
@@ -27,7 +34,7 @@ def _group_job(task_json: str, agent: Agent | AgentSpec, indices: list[int],
     task = Task.model_validate_json(task_json)
     built = agent.build() if isinstance(agent, AgentSpec) else agent
     trajectories = asyncio.run(run_group(task, built, indices, settings))
-    return [t.model_dump_json().encode() for t in trajectories]
+    return [t.to_line() for t in trajectories]
 
 
 def _ray() -> Any:
@@ -40,7 +47,8 @@ def _ray() -> Any:
 
 def rollout_ray(tasks: Sequence[Task], agent: Agent | AgentSpec, *, group: int, out: Path,
                 groups_in_flight: int, settings: EpisodeSettings, address: str | None = None,
-                num_cpus: int | None = None, progress: bool = False) -> RolloutStats:
+                num_cpus: int | None = None, progress: bool = False, retry_failed: bool = True,
+                all_tasks: Sequence[Task] | None = None) -> RolloutStats:
     """:func:`~compoworld.rollout.rollout` with task groups as Ray tasks.
 
     Joins the Ray instance at ``address`` (``"auto"``, ``"ray://host:10001"``) or, with None
@@ -54,7 +62,8 @@ def rollout_ray(tasks: Sequence[Task], agent: Agent | AgentSpec, *, group: int, 
     local = agent.build() if isinstance(agent, AgentSpec) else agent  # names what it records
     name, model = local.name, local.model
     job = ray.remote(_group_job)
-    sink = RolloutSink(out, agent=name, model=model)
+    sink = RolloutSink(out, agent=name, model=model, tasks=known_tasks(tasks, all_tasks),
+                       retry_failed=retry_failed)
     with _Bar(progress, len(tasks) * group) as bar:
         stats = bar.stats
         try:
@@ -62,6 +71,7 @@ def rollout_ray(tasks: Sequence[Task], agent: Agent | AgentSpec, *, group: int, 
             groups = [(t, indices) for t, indices in groups if indices]
             stats.planned = len(tasks) * group
             stats.skipped = stats.planned - sum(len(i) for _, i in groups)
+            stats.retried = sum((t.id, i) in sink.retrying for t, indices in groups for i in indices)
             waiting = iter(groups)
             running: list[Any] = []
 
@@ -80,8 +90,7 @@ def rollout_ray(tasks: Sequence[Task], agent: Agent | AgentSpec, *, group: int, 
                     stats.add(trajectory)
                     bar.update(trajectory, stats)
                 submit()
-            sink.close()
-            sink.order([t.id for t in tasks])
+            sink.finish([t.id for t in tasks])
         finally:
             sink.close()
     return stats

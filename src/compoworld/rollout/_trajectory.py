@@ -7,12 +7,17 @@ rubric against that state and ``final_message``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import hashlib
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-FinishReason = Literal["stop", "max_steps", "max_tokens", "timeout", "model_error"]
-"""``stop``: the agent gave a final answer. The others end a truncated episode."""
+if TYPE_CHECKING:
+    from compoworld.tasks import Task
+
+FinishReason = Literal["stop", "max_steps", "max_tokens", "timeout", "model_error", "env_error"]
+"""``stop``: the agent gave a final answer. The others end a truncated episode;
+``env_error``: the environment broke (a bug, never the agent's fault; ``error`` says how)."""
 
 ErrorSource = Literal["agent", "environment"]
 """Who a failed call is blamed on: bad arguments / unknown tools / 4xx are the agent's;
@@ -64,4 +69,25 @@ class Trajectory(_Model):
     timings: Timings = Timings()
     usage: dict[str, int] = {}
     error: str | None = None
-    """Why a ``model_error`` or ``timeout`` episode ended, in words."""
+    """Why a ``model_error``, ``env_error`` or ``timeout`` episode ended, in words."""
+    task_digest: str | None = None
+    """:func:`task_digest` of the task rolled out: a rerun refuses to mix in rollouts of a
+    task of the same id from another tasks file."""
+
+    def to_line(self) -> bytes:
+        """The trajectory as one JSONL line (no newline). One that cannot be serialized (a
+        value nothing should have let through) becomes an ``env_error`` trajectory holding
+        the opening messages and the reason, so a run never stops on it."""
+        try:
+            return self.model_dump_json().encode()
+        except Exception as error:  # whatever it is, it is recorded
+            return self.model_copy(update={
+                "messages": self.messages[:2], "calls": [], "finish_reason": "env_error",
+                "error": f"the trajectory could not be serialized ({type(error).__name__}: "
+                         f"{str(error)[:200]}); its messages and calls were dropped",
+            }).model_dump_json().encode()
+
+
+def task_digest(task: Task) -> str:
+    """A short hash of a task's content (equal digests, equal tasks)."""
+    return hashlib.blake2b(task.model_dump_json().encode(), digest_size=8).hexdigest()

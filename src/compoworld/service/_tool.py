@@ -16,11 +16,9 @@ from typing_extensions import TypedDict
 from compoworld.errors import BadArguments, UserError
 from compoworld.service._db import Db
 from compoworld.service._entity import check_identifier, describe_annotation
+from compoworld.service._limits import MAX_STRING_LENGTH, check_limits
 
 ToolKind = Literal["read", "write"]
-
-MAX_STRING_LENGTH = 20_000
-"""Longest string any argument may be; longer ones are refused with a 400."""
 
 _NO_DEFAULT: Any = inspect.Parameter.empty
 
@@ -111,7 +109,7 @@ def compile_params(tool_name: str, params: Sequence[Param]) -> tuple[TypeAdapter
         fields[p.name] = Required[annotated] if p.required else NotRequired[annotated]
     arguments = _TypedDict(f"{tool_name}_arguments", fields)
     arguments.__pydantic_config__ = ConfigDict(
-        extra="forbid", str_max_length=MAX_STRING_LENGTH
+        extra="forbid", str_max_length=MAX_STRING_LENGTH, allow_inf_nan=False
     )
     adapter: TypeAdapter[Any] = TypeAdapter(arguments)
     schema = _drop_max_length(clean_schema(adapter.json_schema()))
@@ -230,10 +228,13 @@ class Tool:
         if not isinstance(arguments, Mapping):
             raise BadArguments(
                 f"arguments must be a JSON object, got {type(arguments).__name__}")
+        check_limits(arguments)  # depth, sizes, 64-bit integers, finite floats (service._limits)
         try:
-            return dict(self.validator.validate_python(arguments))
+            checked = dict(self.validator.validate_python(arguments))
         except ValidationError as error:
             raise BadArguments(describe_validation_error(error, self.params)) from None
+        check_limits(checked)  # values coerced from strings ("1e999", "99999999999999999999")
+        return checked
 
     @property
     def precise_output(self) -> bool:
