@@ -23,7 +23,7 @@ from compoworld.types import derive_seed
 
 __all__ = ["_action", "instruction", "leaked", "system_prompt"]
 
-CHECKLIST_SHARE = 2 / 3
+CHECKLIST_SHARE = 0.78  # of requests with 2+ items: about 2 in 3 of all requests
 
 
 def system_prompt(today: str) -> str:
@@ -72,7 +72,7 @@ def _opening(env: Environment, steps: Sequence[Step], rng: random.Random,
     # name or company can be a value a step looks up).
     for who in ((f"I'm {user.name}, {job.lower()} at {user.company.name}" if job else None),
                 f"I'm {user.name} from {user.company.name}", f"I'm {user.name}",
-                f"it's me, {job.lower()} on the team" if job else None, "it's me"):
+                f"I'm the {job.lower()} here" if job else None, "it's me"):
         if who is not None and not leaked(who, list(steps)):
             break
     today = long_date(env.today)
@@ -107,8 +107,13 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     rng = rng or _rng(plan)
     steps = [*plan, condition.then] if condition is not None and not condition.holds else plan
     request = Request(steps, env, condition)
-    items = request.items()
-    report = request.report(answer)
+    items, report = request.items(), request.report(answer)
+    said = " ".join([*items, report or ""]).casefold()
+    if any(value.casefold() not in said for value in _stated(steps)):
+        # The user's own email ("my email address") stood for a record whose stated filter
+        # then goes unsaid: describe the record instead.
+        request = Request(steps, env, condition, mine=False)
+        items, report = request.items(), request.report(answer)
     opening = _opening(env, steps, rng, purpose)
     checklist = len(items) >= 2 and rng.random() < CHECKLIST_SHARE
     closing = report or rng.choice((
@@ -159,6 +164,13 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     sentences.extend(notes)
     sentences.append(closing)
     return " ".join(sentences) + "\n\n" + sign
+
+
+def _stated(steps: Sequence[Step]) -> list[str]:
+    return [str(v) for step in steps for name, source in step.sources.items()
+            if source.kind == "user"
+            for v in (step.arguments[name] if isinstance(step.arguments[name], list)
+                      else [step.arguments[name]])]
 
 
 def leaked(text: str, plan: list[Step]) -> list[str]:

@@ -68,8 +68,9 @@ def _is_list(output: Any) -> bool:
 class Request:
     """The words for one plan (``steps``: with a failing condition's write appended)."""
 
-    def __init__(self, steps: list[Step], env: Environment, condition: Condition | None) -> None:
-        self.steps, self.env, self.condition = steps, env, condition
+    def __init__(self, steps: list[Step], env: Environment, condition: Condition | None, *,
+                 mine: bool = True) -> None:
+        self.steps, self.env, self.condition, self.mine = steps, env, condition, mine
         self.said: Counter[str] = Counter()  # service → times named
         self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
         self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
@@ -229,8 +230,15 @@ class Request:
             return f"{text} ({day})" if day else text
         assert source.step is not None
         if source.kind == "computed":
-            field = words(_tail(source.paths[0])) if source.paths else "amount"
+            first = (source.paths[0] if source.paths else "amount").split(".")
+            field = words(first[-1])
+            if first[0] != "items" and not first[0].isdigit() and len(first) > 2:
+                return (f"the sum of the {plural(field)} of all the {words(first[0])} on "
+                        f"{self.record(source.step)}")
             return f"the sum of the {plural(field)} of {self.record(source.step, whole=True)}"
+        mine = self._mine(value, use)
+        if mine is not None:
+            return mine
         source = self._origin(source)
         assert source.step is not None
         tail = _tail(source.path)
@@ -275,6 +283,21 @@ class Request:
             self.roles[role] += 1
         assert source.step is not None
         return f"the {role} of {self.record(source.step, source.selection, path=source.path)}"
+
+    def _mine(self, value: Any, use: str) -> str | None:
+        """The user's own name, email, phone or company, as they say it ("my email address")."""
+        user = self.env.pool.user
+        if not self.mine:
+            return None
+        if value == user.name:
+            return "me" if use == "who" else "my name"
+        if value == user.email:
+            return "me" if use == "who" else "my email address"
+        if value == user.phone:
+            return "me" if use == "who" else "my phone number"
+        if value == user.company.name:
+            return "my company" if use == "who" else "my company's name"
+        return None
 
     def _company(self, i: int) -> bool:
         return self.entity(i).split(" ")[-1] in _COMPANIES
@@ -372,7 +395,10 @@ class Request:
         else:
             place = self._in(i)
             head = (f"{place.strip()}, " if place else "") + action(tool.description, tool.name)
+            kind = "other"
         fields = self._fields(step, rest, semantic, ref, setting=setting)
+        if kind == "other" and fields.startswith(", with "):
+            fields = " for " + fields.removeprefix(", with ")
         text = head + fields
         domain = self.env.services[self._service(i)].domain
         why = _WHY.get((kind, domain))
