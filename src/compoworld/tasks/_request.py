@@ -375,7 +375,7 @@ class Request:
                 rest = [n for n in rest if not isinstance(step.arguments[n], bool)]
                 head = f"mark {what} as {' and '.join(f for f in flags if f)}".rstrip(" as")
             elif kind == "delete":
-                head = f"delete {what}"
+                head = f"{verb if verb in ('cancel', 'archive', 'remove', 'revoke') else 'delete'} {what}"
             else:
                 head = f"update {what}"
                 setting = True
@@ -403,7 +403,7 @@ class Request:
         domain = self.env.services[self._service(i)].domain
         why = _WHY.get((kind, domain))
         last = self.condition is not None and i == len(self.steps) - 1
-        if why and not last and domain not in self.why_said and \
+        if why and not last and domain not in self.why_said and not head.startswith("add me ") and \
                 entity.split(" ")[-1] in _PEOPLE:
             self.why_said.add(domain)
             text += f", {why}" if not fields else f" — {why}"
