@@ -46,6 +46,12 @@ _WHY = {("create", "hr"): "so HR has them on file",
         ("update", "sales"): "so the pipeline stays accurate"}
 _PAST = {"create": "added", "update": "updated", "send": "sent", "delete": "deleted",
          "other": "set up"}
+_VERB_PAST = {"tag": "tagged", "log": "logged", "draft": "drafted", "move": "moved",
+              "mark": "marked", "cancel": "cancelled", "schedule": "scheduled",
+              "book": "booked", "open": "opened", "register": "registered", "assign": "assigned",
+              "archive": "archived", "upload": "uploaded", "submit": "submitted"}
+# Create verbs a person keeps ("log an activity", "schedule a meeting"); others read "create".
+_KEPT = frozenset({"log", "schedule", "book", "open", "register", "upload", "submit", "draft"})
 _BY = {"sender": "from", "from": "from", "to": "to", "recipient": "to", "owner": "owned by",
        "owner email": "owned by", "assignee": "assigned to", "assignee email": "assigned to",
        "organizer": "organized by", "author": "by", "author email": "by",
@@ -147,7 +153,8 @@ class Request:
         entity = self.entity(i)
         if tool.kind == "write":
             key: tuple[Any, ...] = ("made", i)
-            past = _PAST[family(tool.name, tool.kind)]
+            verb = verb_and_noun(tool.name)[0]
+            past = _VERB_PAST.get(verb) or _PAST[family(tool.name, tool.kind)]
             if key in self.introduced:
                 return f"the new {entity}" if past == "added" else f"that {entity}"
             self.introduced.add(key)
@@ -333,7 +340,8 @@ class Request:
         head, setting = "", False
         noun = verb_and_noun(tool.name)[1]
         structured = bool(noun) and (noun.casefold() in tool.description.casefold()
-                                     or not tool.description.strip())
+                                     or not tool.description.strip()
+                                     or len(noun.split()) <= 2)
         if kind == "create" and structured:
             subject = self._subject(step, entity, semantic)
             if subject is not None:
@@ -359,7 +367,8 @@ class Request:
                 if target is not None:
                     on = " for " + self.value(step.sources[target], step.arguments[target],
                                               target, None)
-                head = f"create {article(entity)} {entity}{called}{on}{self._in(i)}"
+                make = verb if verb in _KEPT else "create"
+                head = f"{make} {article(entity)} {entity}{called}{on}{self._in(i)}"
         elif kind in ("update", "delete") and target is not None:
             what = self.value(step.sources[target], step.arguments[target], target, None)
             self.subject = ("target",)
@@ -420,14 +429,17 @@ class Request:
         (``setting``: an update, ", setting its display name to ...")."""
         if not names:
             return ""
-        parts = []
+        parts: list[str] = []
+        links: list[str] = []  # records the new one refers to: ", linked to the deal you added"
         for name in names:
             label = param_words(name, semantic.get(name))
             if ref.get(name):
                 label = words(name).removesuffix(" ID")
             value = self._arg(step, name, semantic)
             source = step.sources[name]
-            if setting:
+            if ref.get(name) and source.kind != "user" and not setting:
+                links.append(value)
+            elif setting:
                 parts.append(f"the {label} to {value}")
             elif source.kind == "user":
                 parts.append(f"the {label} {value}")
@@ -436,8 +448,10 @@ class Request:
                 parts.append(value)  # "the email address of ...", "their phone number"
             else:
                 parts.append(f"the {label} set to {value}")
-        joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-        return (", setting " if setting else ", with ") + joined
+        text = ", linked to " + _join(links) if links else ""
+        if parts:
+            text += (", setting " if setting else ", with ") + _join(parts)
+        return text
 
     def _only_if(self) -> str:
         condition = self.condition
@@ -464,6 +478,10 @@ class Request:
         if role:
             return f"tell me the {own} of {self._role(source, role)}."
         return f"tell me the {own} of {self.record(last, answer.selection, path=path)}."
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _find(output: Any, value: Any, in_items: bool) -> str | None:
