@@ -15,11 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import statistics
 import time
 from collections import Counter
 
-from compoworld.tasks import GenerationStats, generate_tasks, verify_task
+from compoworld.catalog import load_services, service_names
+from compoworld.service import SEPARATOR
+from compoworld.tasks import GenerationStats, Task, generate_tasks, verify_task
+from compoworld.tasks._service_names import display_name
 
 TARGETS = {"tasks_per_s": 100.0, "yield": 0.60, "share_3_services": 0.50,
            "share_2_services": 0.95}
@@ -29,6 +34,34 @@ def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _instructions(tasks: list[Task]) -> dict[str, object]:
+    """How the requests read: median words (target 120-400), the share naming a tool by its
+    identifier (target 0), the share written as a numbered checklist (about 2 in 3), and the
+    most times one service's display name occurs in one request (target <= 2)."""
+    catalog = load_services(service_names())
+    tools = {f"{s.name}{SEPARATOR}{t}" for s in catalog for t in s.tools}
+    tools |= {t for s in catalog for t in s.tools if "_" in t}
+    tools |= {s.name for s in catalog if "_" in s.name}
+    shown = {display_name(s) for s in catalog}
+    naming = 0
+    most = 0
+    for task in tasks:
+        found = set(re.findall(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+", task.instruction))
+        naming += bool(found & tools)
+        text = task.instruction
+        most = max([most, *(text.count(name) for name in shown if name in text)])
+    lengths = [len(t.instruction.split()) for t in tasks] or [0]
+    return {
+        "instruction_words_median": statistics.median(lengths),
+        "instruction_words_p10_p90": [sorted(lengths)[len(lengths) // 10],
+                                      sorted(lengths)[len(lengths) * 9 // 10]],
+        "instruction_names_tool": round(naming / max(len(tasks), 1), 3),
+        "instruction_checklist": round(sum(bool(re.search(r"^1\. ", t.instruction, re.M))
+                                           for t in tasks) / max(len(tasks), 1), 3),
+        "instruction_service_named_max": most,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         "answer_tasks": sum(any(c.kind == "answer" for c in t.rubric) for t in tasks),
         "distinct_tools": len({s.tool for t in tasks for s in t.plan}),
         "capabilities": dict(capabilities.most_common()),
+        **_instructions(tasks),
         "warm_up_seconds": round(warm_seconds, 2), "warm_up_tasks": len(warm),
         "processes": args.workers, "cores": os.cpu_count(),
         "load_average": [round(x, 2) for x in os.getloadavg()],

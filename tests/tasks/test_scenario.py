@@ -13,6 +13,7 @@ from compoworld.rollout import OracleAgent, run_episode
 from compoworld.scoring import score_trajectory
 from compoworld.service import Environment
 from compoworld.tasks import ArgSource, Step, Task, build_world, generate_tasks, verify_task
+from compoworld.tasks._instruction import instruction
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._rubric import collateral_criterion, state_criteria
 from compoworld.tasks._scenario import (
@@ -21,7 +22,6 @@ from compoworld.tasks._scenario import (
     plant,
     run_planted,
     trap_matters,
-    trap_note,
     which,
 )
 
@@ -89,9 +89,9 @@ def test_an_idempotency_trap_leaves_the_create_out_and_the_naive_plan_fails() ->
             break
     assert made is not None
     rest, trap, planted = made
-    note = trap_note(trap, rest)
-    assert [s.tool for s in rest] == ["crm__create_contact"] and "do not create a second" in note
-    assert '"Welcome aboard."' in note and '"ada.byron@example.com"' in note
+    assert [s.tool for s in rest] == ["crm__create_contact"]
+    text = instruction(rest, env, None, traps=[trap])
+    assert "unless there already is one" in text and '"Welcome aboard."' in text
 
     def scratch() -> Environment:
         return plant(env.fork(), [planted])

@@ -8,6 +8,7 @@ from compoworld.tasks import GenerationStats, Step, Task, generate_task, generat
 from compoworld.tasks._context import LINK_TYPES, carries, context
 from compoworld.tasks._generate import GenerationSettings, _attempt
 from compoworld.tasks._instruction import _action
+from compoworld.tasks._phrasing import superlative
 from compoworld.tasks._rubric import state_criteria
 from compoworld.tasks._walk import Walk, _Known, _try_step
 from compoworld.world import choose_distractors, compose
@@ -133,4 +134,6 @@ def test_an_answer_can_be_a_value_of_the_list_item_a_selection_singles_out():
     held = [x for v in best.values() for x in (v if isinstance(v, list) else [v])]
     assert answer.values[0] in held
     assert sum(item[by] == best[by] for item in items) == 1
-    assert "among those you found in the" in task.instruction
+    # The request asks for it by the selection, in words ("the newest account ...").
+    words = superlative(by, order, "ENTITY").replace("ENTITY", "").split()
+    assert "tell me the " in task.instruction and all(w in task.instruction for w in words)

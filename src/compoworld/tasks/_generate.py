@@ -226,10 +226,10 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     rubric.append(collateral_criterion())
 
     task_id = f"t{seed}-{attempt:06d}"
-    notes = scenario.notes if scenario is not None else []
-    text = instruction(plan, env, answers[0] if answers else None, condition)
-    if notes:
-        text = " ".join([text, *notes])
+    text = instruction(plan, env, answers[0] if answers else None, condition,
+                       notes=scenario.notes if scenario is not None else (),
+                       rule=scenario.rule if scenario is not None else None,
+                       traps=scenario.traps if scenario is not None else ())
     planted = scenario.planted if scenario is not None else []
 
     def scratch() -> Environment:

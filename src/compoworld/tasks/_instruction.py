@@ -1,175 +1,190 @@
-"""The instruction a user would give, templated from the plan's tool descriptions."""
+"""The request a person makes to their assistant, templated from the reference plan.
+
+The user (the workspace's owner: ``env.pool.user``) writes: a line of context (who they are,
+the date, what they are working on), then what they want done — one item per write, the reads
+it needs folded into it ("add the sender of the most recent message in my mailbox as a
+customer...") — then what to tell them. Services are named as a person names them
+(:func:`display_name`), tools never. Values the user knows are quoted literally; values an
+earlier step finds are described by role and origin, never stated (:func:`leaked`). Two styles,
+drawn per task: a numbered checklist (about 2 in 3) or prose.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+import json
+import random
+from collections.abc import Sequence
 
 from compoworld.service import SEPARATOR, Environment
-from compoworld.tasks._model import Condition, Criterion, Step
+from compoworld.tasks._model import Condition, Criterion, Rule, Step, Trap
+from compoworld.tasks._phrasing import _action, long_date
+from compoworld.tasks._request import Request
+from compoworld.tasks._scenario import shift_sources
+from compoworld.types import derive_seed
 
-_ORDINALS = ("First", "Then", "Next", "After that", "Then", "Next", "After that", "Then",
-             "Next", "After that", "Then", "Next")
-_WHICH = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-          "tenth", "eleventh", "twelfth")
+__all__ = ["_action", "instruction", "leaked", "system_prompt"]
 
-
-_LABELS = {"to": "recipient", "from": "sender", "cc": "cc recipient", "bcc": "bcc recipient"}
-
-
-def _label(name: str) -> str:
-    return _LABELS.get(name) or name.replace("_id", "").replace("_", " ")
-
-
-# Verbs API descriptions start with in the third person ("Gets", "Inserts"): made imperative.
-_VERBS = frozenset((
-    "accept", "add", "apply", "approve", "archive", "assign", "attach", "cancel", "change",
-    "check", "claim", "close", "copy", "count", "create", "decline", "delete", "detach",
-    "disable", "download", "edit", "enable", "export", "fetch", "find", "flush", "generate",
-    "get", "import", "initiate", "insert", "invite", "issue", "link", "list", "lock", "lookup",
-    "mark", "merge", "modify", "move", "open", "patch", "ping", "post", "put", "query", "read",
-    "refresh", "register", "reject", "release", "remove", "replace", "resend", "reset",
-    "restore", "retrieve", "return", "revoke", "run", "schedule", "search", "send", "set",
-    "show", "start", "stop", "submit", "subscribe", "sync", "test", "trigger", "unlink",
-    "unlock", "unsubscribe", "update", "upload", "upsert", "validate", "verify", "view", "write"))
-
-
-def _imperative(word: str) -> str:
-    lowered = word.lower()
-    for suffix, stem in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss"),
-                         ("xes", "x"), ("s", "")):
-        if lowered.endswith(suffix) and lowered[: -len(suffix)] + stem in _VERBS:
-            return lowered[: -len(suffix)] + stem
-    return word
-
-
-def _action(description: str, tool: str) -> str:
-    """The first sentence of a tool's description as an imperative clause: return-shape notes
-    ('as {"items", ...}'), parentheses and backticks dropped, third person made imperative
-    ("Gets" → "get"); a description that is only an HTTP route gives the tool's name."""
-    first = description.split("\n")[0].split(". ")[0].rstrip(".")
-    first = re.sub(r',? as \{.*$', "", first)
-    first = re.sub(r"\s*\([^)]*\)", "", first)
-    first = re.sub(r"\s*\(.*$", "", first).replace("`", "")
-    first = re.sub(r",? (optionally filtered|a page at a time)", "", first).rstrip(" ,:;")
-    first = re.sub(r"\ban array of (\w+) objects?\b", r"the \1 records", first)
-    if not first or re.match(r"^(GET|POST|PUT|PATCH|DELETE)\b", first):
-        return "use " + tool.replace("_", " ")
-    word, _, rest = first.partition(" ")
-    word = _imperative(word)
-    if word[1:2].isupper():  # an acronym ("SMS", "URL"): kept as is
-        return f"{word} {rest}".strip()
-    return (word[:1].lower() + word[1:] + (" " + rest if rest else "")).strip()
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, list):
-        return " and ".join(_value(v) for v in value)
-    return f'"{value}"' if isinstance(value, str) else str(value)
-
-
-_DATED = ("date", "_at", "time", "birthday", "day", "created", "updated", "modified")
-
-
-def _which(by: str, order: str) -> str:
-    """How a selection reads: "the latest close date", "the highest amount"."""
-    dated = any(word in by for word in _DATED)
-    most = ("latest" if order == "max" else "earliest") if dated else (
-        "highest" if order == "max" else "lowest")
-    return f"{most} {_label(by)}"
-
-
-def _semantic_words(semantic: str) -> str:
-    """``PersonName`` → "name", ``Email`` → "email address", ``InvoiceNumber`` → "invoice
-    number"."""
-    special = {"Email": "email address", "Phone": "phone number", "PersonName": "name",
-               "URL": "URL"}
-    return special.get(semantic) or re.sub(r"(?<!^)(?=[A-Z])", " ", semantic).lower()
+CHECKLIST_SHARE = 0.78  # of requests with 2+ items: about 2 in 3 of all requests
 
 
 def system_prompt(today: str) -> str:
-    return (f"You are an assistant working in the user's workspace of connected services. "
-            f"Today is {today}. Use the tools to do what the user asks, and say what they asked "
-            f"to be told in your final answer.")
+    return (f"You are the user's assistant, working in their workspace of connected services "
+            f"(their mailbox, calendar, business systems). Today is {today}. Do what the user "
+            f"asks with the tools you have: find what they refer to before you change anything, "
+            f"change only what they ask for, and in your final message tell them what they "
+            f"asked to be told.")
 
 
-def _condition_words(condition: Condition, plan: list[Step], env: Environment) -> str:
-    """"only if the balance due you found in the second step is more than 1200"."""
-    source = plan[condition.source]
-    found = "you found in" if env.tools[source.tool].kind == "read" else "from"
-    field = _label(condition.path.rpartition(".")[2])
-    if isinstance(condition.threshold, str):
-        compare = "after" if condition.op == "gt" else "before"
-    else:
-        compare = "more than" if condition.op == "gt" else "less than"
-    return (f"only if the {field} {found} the {_WHICH[condition.source]} step is {compare} "
-            f"{condition.threshold}")
+def _rng(plan: Sequence[Step]) -> random.Random:
+    key = json.dumps([[s.tool, s.arguments] for s in plan], sort_keys=True, default=str)
+    return random.Random(derive_seed(0, "instruction", key))
+
+
+def _domains(steps: Sequence[Step], env: Environment) -> list[str]:
+    seen: list[str] = []
+    for step in steps:
+        if env.tools[step.tool].kind != "write":
+            continue
+        domain = env.services[step.tool.split(SEPARATOR, 1)[0]].domain
+        if domain not in seen:
+            seen.append(domain)
+    return seen
+
+
+_WORK = {
+    "hr": "getting our HR and hiring records up to date",
+    "sales": "tidying up the sales pipeline",
+    "support": "working through customer support",
+    "finance": "sorting out billing",
+    "communication": "catching up on my correspondence",
+    "productivity": "organizing our project work",
+    "marketing": "updating our business listings",
+    "developer": "setting up accounts for the team",
+    "commerce": "updating the online store",
+    "travel": "checking some travel arrangements",
+}
+
+
+def _opening(env: Environment, steps: Sequence[Step], rng: random.Random,
+             purpose: str | None) -> str:
+    user = env.pool.user
+    job = user.job_title if "," not in user.job_title and "(" not in user.job_title else None
+    # Who they are, as much of it as gives away nothing the plan must find (the user's own
+    # name or company can be a value a step looks up).
+    for who in ((f"I'm {user.name}, {job.lower()} at {user.company.name}" if job else None),
+                f"I'm {user.name} from {user.company.name}", f"I'm {user.name}",
+                f"I'm the {job.lower()} here" if job else None, "it's me"):
+        if who is not None and not leaked(who, list(steps)):
+            break
+    today = long_date(env.today)
+    if purpose is None:
+        work = [_WORK[d] for d in _domains(steps, env) if d in _WORK][:2]
+        purpose = ("I'm " + " and ".join(work) + "." if work else rng.choice((
+            "I'm following something up and need one detail first.",
+            "I'm about to make a call and need a detail I don't have to hand.",
+            "I'm preparing a follow-up and need to check one thing.")))
+    greeting = rng.choice(("Hi", "Hello", "Hi there", "Morning"))
+    return f"{greeting}, {who}. Today is {today}. {purpose}"
 
 
 def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
-                condition: Condition | None = None) -> str:
-    """One sentence per step: what to do, the values the user knows, and which earlier finding
-    each other value comes from (never the value itself: the agent must find it). Under a
-    ``condition``, the last write's sentence says when to do it (and it is said even when the
-    plan, the condition failing, stops before it)."""
-    sentences = []
-    described: set[tuple[int, str]] = set()  # list items already told how to pick
+                condition: Condition | None = None, *, notes: Sequence[str] = (),
+                purpose: str | None = None, rng: random.Random | None = None,
+                rule: Rule | None = None, traps: Sequence[Trap] = ()) -> str:
+    """The request for ``plan``, as its user would write it.
+
+    Args:
+        plan: The reference plan.
+        env: The world it runs in (tools, services, the user: ``env.pool.user``).
+        answer: The answer criterion, if the user asks to be told something.
+        condition: A branch: the write ``condition.then`` is asked for "only if ..." (even
+            when the plan, the condition failing, stops before it).
+        notes: Extra sentences the scenario adds (rules to follow, traps to watch for),
+            placed after the steps (in a checklist, as a list of their own).
+        purpose: What the user is working on (one sentence); derived from the services
+            written to when not given.
+        rng: Chooses the style and the wording; by default seeded from the plan, so the same
+            plan gives the same text, byte for byte.
+        rule: A rule stored in the world (``Scenario.rule``): the values it sets and the item
+            it picks are described by the rule, never stated.
+        traps: Idempotency traps (``Scenario.traps``): the create the plan leaves out is asked
+            for where it stood, "unless there already is one".
+    """
+    rng = rng or _rng(plan)
     steps = [*plan, condition.then] if condition is not None and not condition.holds else plan
-    for i, step in enumerate(steps):
-        tool = env.tools[step.tool]
-        service = step.tool.split(SEPARATOR, 1)[0]
-        parts = []
-        for name, source in step.sources.items():
-            if source.kind == "user":
-                parts.append(f"{_label(name)} {_value(step.arguments[name])}")
-                continue
-            assert source.step is not None
-            if source.kind == "rule" and source.selection is None:
-                parts.append(f"{_label(name)}: the one the rule in your inbox sets (see below)")
-                continue
-            found = ("you found in" if env.tools[plan[source.step].tool].kind == "read"
-                     else "from")
-            if source.kind == "computed":
-                assert source.paths
-                field = _label(source.paths[0].rpartition(".")[2])
-                parts.append(f"{_label(name)}: the sum of the {field} over all the items "
-                             f"{found} the {_WHICH[source.step]} step")
-                continue
-            words = [p for p in (source.path or "").split(".") if not p.isdigit()]
-            what = _label(words[-1]) if words else _label(name)
-            if what == "id" and source.semantic == "id":
-                what = _label(name)  # "invoice: the invoice you found", not "the id"
-            text = f"{_label(name)}: the {what} {found} the {_WHICH[source.step]} step"
-            if source.each:
-                item = int((source.path or "").split(".")[1])
-                text += f" (for each of them: here the {_WHICH[item]} one)"
-            if source.kind == "rule":
-                text += " (the one the rule in your inbox says to take; see below)"
-            elif source.selection is not None:
-                which = _which(source.selection.by, source.selection.order)
-                item = (source.step, which)
-                text += " (the same one)" if item in described else f" (the one with the {which})"
-                described.add(item)
-            parts.append(text)
-        sentence = f"{_ORDINALS[i]}, in {service}: {_action(tool.description, tool.name)}"
-        sentence += (" — " + "; ".join(parts) if parts else "") + "."
-        if condition is not None and i == len(steps) - 1:
-            sentence = (f"{_ORDINALS[i]}, {_condition_words(condition, plan, env)}: in {service}: "
-                        f"{_action(tool.description, tool.name)}"
-                        + (" — " + "; ".join(parts) if parts else "")
-                        + "; otherwise, leave it there.")
-        sentences.append(sentence)
-    if answer is not None and answer.semantic:
-        what = _semantic_words(answer.semantic)
-        where = ("the last step" if answer.step is None or answer.step == len(plan) - 1
-                 else f"the {_WHICH[answer.step]} step")
-        if answer.selection is not None:
-            which = _which(answer.selection.by, answer.selection.order)
-            sentences.append(f"Finally, tell me the {what} of the one with the {which} among "
-                             f"those you found in {where}.")
+    unless: set[int] = set()
+    for trap in sorted(traps, key=lambda t: t.position):
+        at = trap.position
+        steps = [*steps[:at], trap.step, *(shift_sources(s, 1, at) for s in steps[at:])]
+        unless.add(at)
+        if answer is not None and answer.step is not None and answer.step >= at:
+            answer = answer.model_copy(update={"step": answer.step + 1})
+    request = Request(steps, env, condition, rule=rule, unless=frozenset(unless))
+    items, report = request.items(), request.report(answer)
+    said = " ".join([*items, report or ""]).casefold()
+    if any(value.casefold() not in said for value in _stated(steps)):
+        # The user's own email ("my email address") stood for a record whose stated filter
+        # then goes unsaid: describe the record instead.
+        request = Request(steps, env, condition, mine=False, rule=rule,
+                          unless=frozenset(unless))
+        items, report = request.items(), request.report(answer)
+    opening = _opening(env, steps, rng, purpose)
+    checklist = len(items) >= 2 and rng.random() < CHECKLIST_SHARE
+    closing = report or rng.choice((
+        "Let me know once it's all done.", "Tell me when it's done.",
+        "Just let me know when that's taken care of.", "Let me know when you're done."))
+    if report:
+        closing = rng.choice(("When you're done, ", "Once that's done, ", "And then ")) + report
+    found = bool(items) and any(s.kind != "user" for step in steps for s in step.sources.values())
+    care = []
+    if found and items:
+        care.append(rng.choice((
+            "I don't have the details to hand, so you'll need to look them up.",
+            "You'll have to look up the details; I don't have them in front of me.",
+            "I haven't got the details with me, so please look them up.")))
+    if items:
+        care.append(rng.choice((
+            "Make each change once, and leave everything else as it is.",
+            "Only change what I've listed, once each; don't touch anything else.",
+            "Please don't change anything beyond this, and don't create anything twice.")))
+    first = env.pool.user.first_name
+    first = "" if leaked(first, steps) else first
+    sign = (f"Thanks,\n{first}" if checklist else f"Thanks, {first}") if first else "Thanks!"
+    if checklist:
+        lead = rng.choice(("Could you take care of the following?", "Here's what I need:",
+                           "Can you do these for me, in order?", "Please handle these:"))
+        lines = [f"{i}. {item[0].upper()}{item[1:]}." for i, item in enumerate(items, 1)]
+        parts = [opening + (" " + care[0] if found else ""), lead + "\n" + "\n".join(lines)]
+        rules = [*care[1 if found else 0:], *notes]
+        if notes:
+            parts.append("Keep in mind:\n" + "\n".join(f"- {rule}" for rule in rules))
+        elif rules:
+            parts.append(" ".join(rules))
+        return "\n\n".join([*parts, closing, sign])
+    sentences = [opening, *(care[:1] if found else [])]
+    connectors = ["First, ", "Then ", "After that, ", "Next, ", "Then ", "After that, "]
+    for i, item in enumerate(items):
+        if len(items) == 1:
+            ask = rng.choice(("Could you ", "Can you ", "I'd like you to "))
+            sentences.append(ask + item + ("." if ask.startswith("I") else "?"))
+        elif i == len(items) - 1:
+            sentences.append("Finally, " + item + ".")
         else:
-            sentences.append(f"Finally, tell me the {what} you found in {where}.")
-    return " ".join(sentences)
+            sentences.append(connectors[i % len(connectors)] + item + ".")
+    if not items and report:
+        closing = "Could you " + report[0].lower() + report[1:]
+        closing = closing.rstrip(".") + "?"
+    sentences.extend(care[1 if found else 0:])
+    sentences.extend(notes)
+    sentences.append(closing)
+    return " ".join(sentences) + "\n\n" + sign
+
+
+def _stated(steps: Sequence[Step]) -> list[str]:
+    return [str(v) for step in steps for name, source in step.sources.items()
+            if source.kind == "user"
+            for v in (step.arguments[name] if isinstance(step.arguments[name], list)
+                      else [step.arguments[name]])]
 
 
 def leaked(text: str, plan: list[Step]) -> list[str]:

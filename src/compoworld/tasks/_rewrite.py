@@ -4,6 +4,7 @@ states and gives away none the agent must discover."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -12,7 +13,8 @@ from compoworld.tasks._instruction import leaked
 from compoworld.tasks._model import Step, Task
 
 _PROMPT = """Rewrite the request below as a user would write it to their assistant: natural, \
-concise, in the first person, in one paragraph. Keep every quoted value exactly as written \
+concise, in the first person, keeping its layout (a numbered list stays a numbered list, \
+paragraphs stay paragraphs). Keep every quoted value exactly as written \
 (same characters), keep every step and what must be reported back, do not add any value, name \
 or number that is not in the request, and do not mention step numbers.
 
@@ -57,10 +59,11 @@ async def rewrite_instruction(task: Task, client: ModelClient, *, seed: int = 0)
     """
     try:
         reply = await client.chat([{"role": "user", "content": _PROMPT.format(
-            text=task.instruction)}], temperature=0.0, max_tokens=400, seed=seed)
+            text=task.instruction)}], temperature=0.0, max_tokens=900, seed=seed)
     except ModelError:
         return "model error"
-    text = " ".join((reply.content or "").split()).strip().strip('"')
+    lines = [" ".join(line.split()) for line in (reply.content or "").strip().strip('"').split("\n")]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     problem = check_rewrite(text, task)
     if problem is not None:
         return problem

@@ -38,6 +38,7 @@ from compoworld.tasks._model import (
     Step,
     Trap,
 )
+from compoworld.tasks._phrasing import plural, singular
 from compoworld.types import Person
 
 RULE_SHARE = 0.7
@@ -71,7 +72,7 @@ def _entity_of(step_changes: list[Change]) -> tuple[str, str] | None:
     return service, entity
 
 
-def _shift(step: Step, by: int, at: int) -> Step:
+def shift_sources(step: Step, by: int, at: int) -> Step:
     """``step`` with its sources to steps at ``at`` or later moved by ``by``."""
     return step.model_copy(update={"sources": {
         name: src.model_copy(update={"step": src.step + by})
@@ -164,7 +165,7 @@ def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
         "is_starred": False})
     read = Step(tool=f"{RULE_SERVICE}{SEPARATOR}list_messages", arguments={"query": subject},
                 sources={"query": ArgSource(kind="user")}, output=None)
-    moved = [_shift(s, 1, 0) for s in plan]
+    moved = [shift_sources(s, 1, 0) for s in plan]
     target = moved[index]
     moved[index] = target.model_copy(update={"sources": {
         **target.sources, name: ArgSource(kind="rule", step=0)}})
@@ -195,7 +196,7 @@ def _things(step: Step) -> str:
     name = step.tool.split(SEPARATOR, 1)[1]
     words = [w for w in name.split("_") if w not in ("list", "get", "search", "find", "all",
                                                       "by", "for", "my")]
-    return " ".join(words) or "records"
+    return plural(singular(" ".join(words))) if words else "records"
 
 
 def selected(plan: list[Step], selection: Selection | None = None) -> dict[tuple[int, str], Any]:
@@ -226,7 +227,7 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
     rng.shuffle(options)
     for source_step, by, order in options:
         selection = Selection(by=by, order=order)  # type: ignore[arg-type]
-        moved = [_shift(s, 1, 0) for s in plan]
+        moved = [shift_sources(s, 1, 0) for s in plan]
         for i, step in enumerate(moved):
             moved[i] = step.model_copy(update={"sources": {
                 name: src.model_copy(update={"kind": "rule"})
@@ -287,8 +288,8 @@ def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
 def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
              rng: random.Random) -> tuple[list[Step], Trap, Planted] | None:
     """Plant what one create of the plan makes, and leave the create out: the new plan, the
-    trap and the planted record (the note is :func:`trap_note`, once the plan's steps are
-    final). Only a create whose result nothing later uses, in a plan that keeps another
+    trap and the planted record (the instruction still asks for it, "unless there already is
+    one"). Only a create whose result nothing later uses, in a plan that keeps another
     write."""
     writes = [i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"]
     used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
@@ -309,35 +310,8 @@ def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
               "id": f"{prefix}{rng.getrandbits(32):08x}"}
     planted = Planted(service=service, entity=entity, values=values)
     trap = Trap(table=table, step=plan[index], position=index)
-    rest = [_shift(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
+    rest = [shift_sources(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
     return rest, trap, planted
-
-
-_ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-            "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth")
-
-
-def trap_note(trap: Trap, plan: list[Step]) -> str:
-    """The instruction's sentence for a trap: the record to make sure of, its stated values
-    quoted and its found values by where they come from (never stated), and not to make it
-    twice."""
-    table = trap.table.split(SEPARATOR, 1)[1]
-    parts = []
-    for name, source in sorted(trap.step.sources.items()):
-        if source.kind == "user":
-            parts.append(f"{_label(name)} {_quoted(trap.step.arguments[name])}")
-        elif source.step is not None and source.step < len(_ORDINAL):
-            path = [p for p in (source.path or "").split(".") if not p.isdigit()]
-            what = _label(path[-1]) if path else _label(name)
-            found = ("you found in" if plan[source.step].tool.split(SEPARATOR, 1)[1].startswith(
-                ("list", "get", "find", "search")) else "from")
-            text = f"{_label(name)}: the {what} {found} the {_ORDINAL[source.step]} step"
-            if source.selection is not None and source.kind != "rule":
-                text += f" (the one with the {which(source.selection)})"
-            parts.append(text)
-    return (f"Also make sure there is a {_label(table)} with " + "; ".join(parts)
-            + " — it may already be there: if so, leave it as it is and do not create a "
-              "second one.")
 
 
 def _quoted(value: Any) -> str:
@@ -419,9 +393,8 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
             planted.append(record)
             notes.append(note)
             # the rule's email read comes first: a trap's step moves with the others
-            traps = [t.model_copy(update={"step": _shift(t.step, 1, 0),
+            traps = [t.model_copy(update={"step": shift_sources(t.step, 1, 0),
                                           "position": t.position + 1}) for t in traps]
-    notes += [trap_note(t, plan) for t in traps]
     if not planted:
         return None
     return plan, Scenario(persona=env.pool.user.name, planted=planted, rule=rule, traps=traps,

@@ -1,0 +1,528 @@
+"""What a plan asks for, in words: one item per write, with the reads it needs folded in.
+
+A step's answer is a *record* the request refers to: "the most recent message in my mailbox"
+the first time, "that message" after. A value an earlier step found is "the email address of
+the sender of that message"; a value a write took from an earlier step is traced back to where
+it was found ("the same name"); one the user states is quoted. Each service is named by
+:func:`display_name`, in full at most twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._model import ArgSource, Condition, Criterion, Rule, Selection, Step
+from compoworld.tasks._phrasing import (
+    action,
+    article,
+    compare,
+    family,
+    literal,
+    param_words,
+    plural,
+    relative_day,
+    singular,
+    split_field,
+    superlative,
+    type_words,
+    verb_and_noun,
+    words,
+)
+from compoworld.tasks._service_names import display_name
+
+# Entities that are people: "add <person> as an applicant", and their fields are "their ...".
+_PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "user", "member",
+                     "candidate", "person", "attendee", "subscriber", "participant", "author",
+                     "recipient", "volunteer", "agent", "owner", "sender", "profile"})
+_COMPANIES = frozenset({"company", "account", "organization", "enterprise", "vendor",
+                        "supplier", "business"})
+# Why a person would ask for a record in a system of this domain (said once, when it applies).
+_WHY = {("create", "hr"): "so HR has them on file",
+        ("create", "sales"): "so the sales team can follow up",
+        ("create", "support"): "so support has their details when they get in touch",
+        ("create", "finance"): "so we can invoice them",
+        ("update", "sales"): "so the pipeline stays accurate"}
+_PAST = {"create": "added", "update": "updated", "send": "sent", "delete": "deleted",
+         "other": "set up"}
+_VERB_PAST = {"tag": "tagged", "log": "logged", "draft": "drafted", "move": "moved",
+              "mark": "marked", "cancel": "cancelled", "schedule": "scheduled",
+              "book": "booked", "open": "opened", "register": "registered", "assign": "assigned",
+              "archive": "archived", "upload": "uploaded", "submit": "submitted"}
+# Create verbs a person keeps ("log an activity", "schedule a meeting"); others read "create".
+_KEPT = frozenset({"log", "schedule", "book", "open", "register", "upload", "submit", "draft"})
+_BY = {"sender": "from", "from": "from", "to": "to", "recipient": "to", "owner": "owned by",
+       "owner email": "owned by", "assignee": "assigned to", "assignee email": "assigned to",
+       "organizer": "organized by", "author": "by", "author email": "by",
+       "company": "at", "organization": "for", "query": "matching", "name contains":
+       "whose name contains", "tag": "tagged", "email": "with the email address",
+       "number": "numbered", "phone": "with the phone number", "status": "with status",
+       "stage": "in stage", "folder": "in the folder", "industry": "in the industry"}
+
+
+def _tail(path: str | None) -> str:
+    parts = [p for p in (path or "").split(".") if not p.isdigit()]
+    return parts[-1] if parts else ""
+
+
+def _is_list(output: Any) -> bool:
+    return isinstance(output, list) or (isinstance(output, dict) and "items" in output
+                                        and isinstance(output["items"], list))
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+class Request:
+    """The words for one plan (``steps``: with a failing condition's write appended)."""
+
+    def __init__(self, steps: list[Step], env: Environment, condition: Condition | None, *,
+                 mine: bool = True, rule: Rule | None = None,
+                 unless: frozenset[int] = frozenset()) -> None:
+        self.steps, self.env, self.condition, self.mine = steps, env, condition, mine
+        self.rule = rule  # a rule stored in the world: what it sets is never said, only where
+        self.unless = unless  # steps that may be done already (a trap): asked "unless ..."
+        self.said: Counter[str] = Counter()  # service → times named
+        self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
+        self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
+        self.seen_values: dict[tuple[Any, ...], str] = {}
+        self.subject: tuple[Any, ...] | None = None  # the record the current item is about
+        self.why_said: set[str] = set()
+        self.roles: Counter[str] = Counter()  # role → distinct people of that role named
+
+    # -- names ---------------------------------------------------------------------------
+
+    def _service(self, i: int) -> str:
+        return self.steps[i].tool.split(SEPARATOR, 1)[0]
+
+    def service(self, i: int) -> str:
+        """The step's service as a person names it (in full the first two times)."""
+        name = self._service(i)
+        self.said[name] += 1
+        return display_name(self.env.services[name])
+
+    def _in(self, i: int) -> str:
+        name = self._service(i)
+        if self.said[name] >= 2:
+            return ""
+        return " in " + self.service(i)
+
+    def entity(self, i: int) -> str:
+        step = self.steps[i]
+        tool = self.env.tools[step.tool]
+        noun = verb_and_noun(tool.name)[1]
+        if not noun or len(noun.split()) > 3:
+            refs = [p.ref for p in tool.params if p.ref]
+            noun = words(refs[0]) if refs else "record"
+        if noun == "message" and any(p.semantic == "Email" for p in tool.params):
+            noun = "email" if tool.kind == "write" else "message"
+        return noun
+
+    # -- records -------------------------------------------------------------------------
+
+    def _filters(self, i: int) -> str:
+        """The arguments of read step ``i`` as a filter ("from "x"", "owned by the ...")."""
+        step, tool = self.steps[i], self.env.tools[self.steps[i].tool]
+        semantic = {p.name: p.semantic for p in tool.params}
+        ref = {p.name: p.ref for p in tool.params}
+        parts = []
+        for name, source in step.sources.items():
+            label = words(name)
+            if ref.get(name):
+                parts.append(f"of {self.value(source, step.arguments[name], name, None)}")
+                continue
+            typed = semantic.get(name)
+            found = source.kind != "user" and typed in ("Email", "PersonName", "Phone",
+                                                        "CompanyName")
+            value = self.value(source, step.arguments[name], name, typed,
+                               "who" if found else "field")
+            by = _BY.get(label)
+            if by is None and any(w in label.split() for w in ("after", "before", "since",
+                                                               "until", "from", "to")):
+                by = label
+            if found and (by is None or by.startswith("with")):
+                by = "for"
+            if by is None:
+                by = f"with the {param_words(name, typed)}"
+            parts.append(f"{by} {value}")
+        return (" " + " and ".join(parts)) if parts else ""
+
+    def record(self, i: int, selection: Selection | None = None, *, whole: bool = False,
+               path: str | None = None) -> str:
+        """How the request refers to what step ``i`` found or made: in full the first time
+        ("the most recent message from "x" in my mailbox"), briefly after ("that message").
+        ``whole``: the list itself ("the deals owned by ..."); ``path``: inside a nested list
+        of a record ("deals.1.owner" with a selection: that account's deal with ...)."""
+        step = self.steps[i]
+        tool = self.env.tools[step.tool]
+        entity = self.entity(i)
+        if tool.kind == "write":
+            key: tuple[Any, ...] = ("made", i)
+            verb = verb_and_noun(tool.name)[0]
+            past = _VERB_PAST.get(verb) or _PAST[family(tool.name, tool.kind)]
+            if key in self.introduced:
+                return f"the new {entity}" if past == "added" else f"that {entity}"
+            self.introduced.add(key)
+            return f"the {entity} you {past}{self._in(i)}"
+        within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
+        if within and not _is_list(step.output):
+            outer = self.record(i)
+            inner = words(within[-1])
+            item = singular(inner)
+            if selection is not None and self._ruled(selection):
+                return f"the {item} of {outer} that {self.rule.author}'s rule says to take"  # type: ignore[union-attr]
+            if selection is not None:
+                return f"{superlative(selection.by, selection.order, item)} of {outer}"
+            return f"the {item} of {outer}"
+        chain = self._chain(i)
+        if chain is not None:
+            return chain
+        key = ("found", i, selection and (selection.by, selection.order), whole)
+        if key in self.introduced:
+            if whole:
+                return f"those {plural(entity)}"
+            return f"that {entity}"
+        self.introduced.add(key)
+        nested = any(s.kind != "user" for s in step.sources.values())
+        where = self._in(i) if nested else ""
+        filters = self._filters(i)
+        if not nested:
+            where = self._in(i)
+        if whole:
+            return f"all the {plural(entity)}{filters}{where}"
+        if selection is not None and _is_list(step.output):
+            if self._ruled(selection):
+                return (f"the {entity}{where}{filters} that {self.rule.author}'s rule "  # type: ignore[union-attr]
+                        f"says to take")
+            return f"{superlative(selection.by, selection.order, entity)}{where}{filters}"
+        return f"the {entity}{where}{filters}" if nested else f"the {entity}{filters}{where}"
+
+    def _ruled(self, selection: Selection) -> bool:
+        """Whether ``selection`` is the one a rule stored in the world makes (never said)."""
+        return (self.rule is not None and self.rule.kind == "selection"
+                and self.rule.selection == selection)
+
+    def _chain(self, i: int) -> str | None:
+        """A get by an id an earlier step found: that same record, or the one it refers to
+        ("the customer of that invoice")."""
+        step = self.steps[i]
+        tool = self.env.tools[step.tool]
+        refs = {p.name for p in tool.params if p.ref}
+        keyed = [(n, s) for n, s in step.sources.items() if n in refs and s.kind == "step"]
+        if _is_list(step.output) or len(keyed) != 1 or len(step.sources) != 1:
+            return None
+        source = keyed[0][1]
+        assert source.step is not None
+        if _tail(source.path) == "id" and self.entity(source.step) == self.entity(i):
+            return self.record(source.step, source.selection, path=source.path)
+        key = ("chain", i)
+        if key in self.introduced:
+            return f"that {self.entity(i)}"
+        self.introduced.add(key)
+        of = self.record(source.step, source.selection, path=source.path)
+        return f"the {self.entity(i)} of {of}"
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _origin(self, source: ArgSource) -> ArgSource:
+        """Where a value a write took from an earlier step was first found (a write's answer
+        echoes its arguments: ``create_contact``'s ``name`` is the name it was given)."""
+        seen = 0
+        while source.kind == "step" and source.step is not None and seen < 20:
+            seen += 1
+            step = self.steps[source.step]
+            if self.env.tools[step.tool].kind != "write":
+                break
+            head = (source.path or "").split(".")[0]
+            given = step.sources.get(head)
+            if given is None or given.kind != "step":
+                break
+            source = given
+        return source
+
+    def value(self, source: ArgSource, value: Any, name: str, semantic: str | None,
+              use: str = "field") -> str:
+        """How the request gives an argument's value: quoted if the user knows it, else
+        described by where it is found. ``use``: ``field`` (a value: "the email address of
+        the sender of that message"), ``who`` (the person or company it identifies: "the
+        sender of that message", for a filter or the subject of a create)."""
+        if source.kind == "user":
+            text = literal(value)
+            day = relative_day(value, self.env.today)
+            return f"{text} ({day})" if day else text
+        assert source.step is not None
+        if source.kind == "rule" and source.selection is None:
+            author = self.rule.author if self.rule is not None else "my colleague"
+            return f"the {words(name)} {author} asked for in their email"
+        if source.each:
+            item = int((source.path or "0.0").split(".")[1])
+            return (f"the {words(_tail(source.path))} of the {_ORDINALS[item]} of "
+                    f"{self.record(source.step, whole=True)}")
+        if source.kind == "computed":
+            first = (source.paths[0] if source.paths else "amount").split(".")
+            field = words(first[-1])
+            if first[0] != "items" and not first[0].isdigit() and len(first) > 2:
+                return (f"the sum of the {plural(field)} of all the {words(first[0])} on "
+                        f"{self.record(source.step)}")
+            return f"the sum of the {plural(field)} of {self.record(source.step, whole=True)}"
+        mine = self._mine(value, use)
+        if mine is not None:
+            return mine
+        source = self._origin(source)
+        assert source.step is not None
+        tail = _tail(source.path)
+        typed = source.semantic if source.semantic not in (None, "id", "Ref") else None
+        if (typed is None and type_words(semantic) is None) or tail in ("id", ""):
+            if tail.endswith("_id") and tail != "id":  # "the customer of that invoice"
+                return (f"the {words(tail[:-3])} of "
+                        f"{self.record(source.step, source.selection, path=source.path)}")
+            return self.record(source.step, source.selection, path=source.path)
+        typed = typed or semantic
+        role, own = split_field(tail, typed)
+        key = (source.step, source.path, source.selection and source.selection.by)
+        holder_key = (source.step, source.selection and source.selection.by, role)
+        repeated = key in self.seen_values and self.values[own] == 1
+        if key not in self.seen_values:
+            self.seen_values[key] = own
+            self.values[own] += 1
+        if use == "who":
+            if repeated:
+                return "the same company" if typed == "CompanyName" else "the same person"
+            if role:
+                return self._role(source, role)
+            holder = self.record(source.step, source.selection, path=source.path)
+            if typed == "CompanyName" and not self._company(source.step):
+                return f"the {own} of {holder}"
+            return holder
+        if self.subject == holder_key:
+            return f"{'their' if role or self._person(source.step) else 'its'} {own}"
+        if repeated:
+            return f"the same {own}"
+        if role:
+            return f"the {own} of {self._role(source, role)}"
+        return f"the {own} of {self.record(source.step, source.selection, path=source.path)}"
+
+    def _role(self, source: ArgSource, role: str) -> str:
+        """The person a field names ("the sender of that message"), "that sender" after."""
+        key = ("role", source.step, source.selection and source.selection.by, role)
+        if key in self.introduced and self.roles[role] == 1:
+            return f"that {role}"
+        if key not in self.introduced:
+            self.introduced.add(key)
+            self.roles[role] += 1
+        assert source.step is not None
+        return f"the {role} of {self.record(source.step, source.selection, path=source.path)}"
+
+    def _mine(self, value: Any, use: str) -> str | None:
+        """The user's own name, email, phone or company, as they say it ("my email address")."""
+        user = self.env.pool.user
+        if not self.mine:
+            return None
+        if value == user.name:
+            return "me" if use == "who" else "my name"
+        if value == user.email:
+            return "me" if use == "who" else "my email address"
+        if value == user.phone:
+            return "me" if use == "who" else "my phone number"
+        if value == user.company.name:
+            return "my company" if use == "who" else "my company's name"
+        return None
+
+    def _company(self, i: int) -> bool:
+        return self.entity(i).split(" ")[-1] in _COMPANIES
+
+    def _person(self, i: int) -> bool:
+        return self.entity(i).split(" ")[-1] in _PEOPLE
+
+    # -- items ---------------------------------------------------------------------------
+
+    def _subject(self, step: Step, entity: str, semantic: dict[str, str | None]) -> str | None:
+        """The argument naming who a create is about ("add <that person> as a customer"): a
+        person's name for an entity that is a person, a company's for a company."""
+        last = entity.split(" ")[-1]
+        wanted = "PersonName" if last in _PEOPLE else "CompanyName" if last in _COMPANIES \
+            else None
+        for name, source in step.sources.items():
+            if semantic.get(name) == wanted and source.kind == "step" and (
+                    wanted == "CompanyName" or "company" not in name):
+                return name
+        return None
+
+    def item(self, i: int) -> str:
+        step = self.steps[i]
+        tool = self.env.tools[step.tool]
+        verb = verb_and_noun(tool.name)[0]
+        kind = family(tool.name, tool.kind)
+        entity = self.entity(i)
+        semantic = {p.name: p.semantic for p in tool.params}
+        ref = {p.name: p.ref for p in tool.params}
+        self.subject = None
+        target = next((n for n in step.sources if ref.get(n)), None)
+        rest = [n for n in step.sources if n != target]
+        head, setting = "", False
+        noun = verb_and_noun(tool.name)[1]
+        structured = bool(noun) and (noun.casefold() in tool.description.casefold()
+                                     or not tool.description.strip()
+                                     or len(noun.split()) <= 2)
+        if kind == "create" and structured:
+            subject = self._subject(step, entity, semantic)
+            if subject is not None:
+                source = self._origin(step.sources[subject])
+                role = split_field(_tail(source.path), source.semantic)[0]
+                if source.semantic == "CompanyName" and source.step is not None and \
+                        not self._company(source.step):
+                    role = role or "company"
+                who = self.value(step.sources[subject], step.arguments[subject], subject,
+                                 semantic.get(subject), "who")
+                self.subject = (source.step, source.selection and source.selection.by, role)
+                rest.remove(subject)
+                head = f"add {who} as {article(entity)} {entity}{self._in(i)}"
+            else:
+                named = next((n for n in rest if step.sources[n].kind == "user"
+                              and n in ("name", "title", "subject", "display_name", "legal_name",
+                                       "full_name", "company_name")), None)
+                called = ""
+                if named is not None:
+                    rest.remove(named)
+                    called = f" called {self.value(step.sources[named], step.arguments[named], named, None)}"
+                on = ""
+                if target is not None:
+                    on = " for " + self.value(step.sources[target], step.arguments[target],
+                                              target, None)
+                make = verb if verb in _KEPT else "create"
+                head = f"{make} {article(entity)} {entity}{called}{on}{self._in(i)}"
+        elif kind in ("update", "delete") and target is not None:
+            what = self.value(step.sources[target], step.arguments[target], target, None)
+            self.subject = ("target",)
+            if verb == "tag":
+                tag = rest.pop(0) if rest else None
+                head = f"tag {what}" + (f" with {self._arg(step, tag, semantic)}" if tag else "")
+            elif verb == "move":
+                to = rest.pop(0) if rest else None
+                head = f"move {what}" + (f" to {self._arg(step, to, semantic)}" if to else "")
+            elif verb == "mark":
+                flags = [words(n).removeprefix("is ") for n in rest
+                         if step.arguments[n] is True] or [words(tool.name.partition("_")[2])]
+                rest = [n for n in rest if not isinstance(step.arguments[n], bool)]
+                head = f"mark {what} as {' and '.join(f for f in flags if f)}".rstrip(" as")
+            elif kind == "delete":
+                head = f"{verb if verb in ('cancel', 'archive', 'remove', 'revoke') else 'delete'} {what}"
+            else:
+                head = f"update {what}"
+                setting = True
+        elif kind == "send":
+            to = next((n for n in rest if words(n) in ("to", "recipient", "email")), None)
+            if target is not None and verb == "reply":
+                what = self.value(step.sources[target], step.arguments[target], target, None)
+                head = f"reply to {what}"
+            else:
+                head = f"send {article(entity)} {entity}{self._in(i)}"
+                if to is not None:
+                    rest.remove(to)
+                    head += f" to {self._arg(step, to, semantic)}"
+        elif kind in ("update", "delete"):
+            head = f"{'update' if kind == 'update' else 'delete'} the {entity}{self._in(i)}"
+            setting = kind == "update"
+        else:
+            place = self._in(i)
+            head = (f"{place.strip()}, " if place else "") + action(tool.description, tool.name)
+            kind = "other"
+        fields = self._fields(step, rest, semantic, ref, setting=setting)
+        if kind == "other" and fields.startswith(", with "):
+            fields = " for " + fields.removeprefix(", with ")
+        text = head + fields
+        domain = self.env.services[self._service(i)].domain
+        why = _WHY.get((kind, domain))
+        last = self.condition is not None and i == len(self.steps) - 1
+        if why and not last and domain not in self.why_said and not head.startswith("add me ") and \
+                entity.split(" ")[-1] in _PEOPLE:
+            self.why_said.add(domain)
+            text += f", {why}" if not fields else f" — {why}"
+        if self.condition is not None and i == len(self.steps) - 1:
+            text += self._only_if()
+        return text
+
+    def _arg(self, step: Step, name: str, semantic: dict[str, str | None]) -> str:
+        return self.value(step.sources[name], step.arguments[name], name, semantic.get(name))
+
+    def _fields(self, step: Step, names: list[str], semantic: dict[str, str | None],
+                ref: dict[str, str | None], *, setting: bool = False) -> str:
+        """The values a write sets: ", with the email address of ... and the start date "x""
+        (``setting``: an update, ", setting its display name to ...")."""
+        if not names:
+            return ""
+        parts: list[str] = []
+        links: list[str] = []  # records the new one refers to: ", linked to the deal you added"
+        for name in names:
+            label = param_words(name, semantic.get(name))
+            if ref.get(name):
+                label = words(name).removesuffix(" ID")
+            value = self._arg(step, name, semantic)
+            source = step.sources[name]
+            if ref.get(name) and source.kind != "user" and not setting:
+                links.append(value)
+            elif setting:
+                parts.append(f"the {label} to {value}")
+            elif source.kind == "user":
+                parts.append(f"the {label} {value}")
+            elif value.startswith((f"the {label} of ", f"the same {label}")) or value in (
+                    f"their {label}", f"its {label}"):
+                parts.append(value)  # "the email address of ...", "their phone number"
+            else:
+                parts.append(f"the {label} set to {value}")
+        text = ", linked to " + _join(links) if links else ""
+        if parts:
+            text += (", setting " if setting else ", with ") + _join(parts)
+        return text
+
+    def _only_if(self) -> str:
+        condition = self.condition
+        assert condition is not None
+        owner = self.record(condition.source, path=condition.path)
+        clause = compare(_tail(condition.path), condition.op, condition.threshold, owner)
+        return f" — but only if {clause}; otherwise leave that alone"
+
+    def items(self) -> list[str]:
+        """One item per step with an effect, in plan order."""
+        return [self.item(i) + (" — unless there already is one: then leave it as it is and "
+                                "don't add a second" if i in self.unless else "")
+                for i, step in enumerate(self.steps)
+                if self.env.tools[step.tool].kind == "write"]
+
+    def report(self, answer: Criterion | None) -> str | None:
+        """"tell me the phone number of ...", for what the user asks to be told."""
+        if answer is None or not answer.semantic or not answer.values:
+            return None
+        last = answer.step if answer.step is not None else len(self.steps) - 1
+        output = self.steps[last].output
+        path = _find(output, answer.values[0], answer.selection is not None)
+        kind = type_words(answer.semantic) or words(answer.semantic)
+        role, own = split_field(_tail(path), answer.semantic) if path else ("", kind)
+        source = ArgSource(kind="step", step=last, path=path, selection=answer.selection)
+        if role:
+            return f"tell me the {own} of {self._role(source, role)}."
+        return f"tell me the {own} of {self.record(last, answer.selection, path=path)}."
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _find(output: Any, value: Any, in_items: bool) -> str | None:
+    """The path of ``value`` in ``output`` (in a list item when ``in_items``)."""
+    def walk(node: Any, path: list[str]) -> str | None:
+        if node == value and path:
+            return ".".join(path)
+        if isinstance(node, dict):
+            for key, child in node.items():
+                found = walk(child, [*path, str(key)])
+                if found:
+                    return found
+        if isinstance(node, list):
+            for index, child in enumerate(node):
+                found = walk(child, [*path, str(index)])
+                if found:
+                    return found
+        return None
+    return walk(output, [])
