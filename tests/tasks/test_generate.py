@@ -92,3 +92,21 @@ def test_cli_generate_resumes_without_loss_or_duplicates(tmp_path):
 def test_workers_do_not_change_the_output(tasks):
     parallel = list(generate_tasks(6, seed=0, workers=2))
     assert [t.model_dump_json() for t in parallel] == [t.model_dump_json() for t in tasks]
+
+
+def test_generation_over_a_subset_of_services_stays_inside_it():
+    from compoworld.catalog import load_service
+    from compoworld.errors import NotFound, UserError
+    from compoworld.tasks import GenerationSettings, select_services
+
+    chosen = select_services(["contacts", "mail"], ["finance"])
+    assert {"contacts", "mail"} <= set(chosen)
+    assert {load_service(n).domain for n in chosen if n not in ("contacts", "mail")} == {
+        "finance"}
+    with pytest.raises(UserError, match="no service has domain 'nope'"):
+        select_services(None, ["nope"])
+    with pytest.raises(NotFound):
+        select_services(["contact"], None)
+    settings = GenerationSettings(services=chosen, distractors=1)
+    tasks = list(generate_tasks(3, seed=1, settings=settings))
+    assert tasks and all(set(t.involved) | set(t.distractors) <= set(chosen) for t in tasks)
