@@ -40,6 +40,11 @@ TARGETS = {"warm_startup_s": 15.0, "cold_startup_s": 120.0, "peak_rss_mb": 1536.
            "coverage": 0.70}
 
 
+def _cpu_s(children: bool = False) -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -56,6 +61,7 @@ def probe_startup(seed: int) -> dict[str, Any]:
     ready = time.perf_counter() - STARTED
     next(iter(generate_tasks(1, seed=seed)))
     return {"context_s": round(ready, 2), "first_task_s": round(time.perf_counter() - STARTED, 2),
+            "cpu_s": round(_cpu_s(), 2),
             "tools": len(ctx.graph.nodes), "services": len({n.service for n in
                                                             ctx.graph.nodes.values()}),
             "rss_mb": _rss_mb()}
@@ -76,13 +82,15 @@ def probe_worlds(seed: int, count: int, size: int) -> dict[str, Any]:
             service_image(name, seed, DEFAULT_TODAY)
     service_image.cache_clear()  # read from disk, not memory
     _seeded.cache_clear()
-    first = []
+    first, cpu = [], []
     for chosen in sets:
-        start = time.perf_counter()
+        start, spent = time.perf_counter(), time.process_time()
         compose(chosen, seed=seed)
         first.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - spent) * 1000)
     return {"worlds": count, "services_per_world": size,
             "world_ms_median": round(statistics.median(first), 1),
+            "world_cpu_ms_median": round(statistics.median(cpu), 1),
             "world_ms_max": round(max(first), 1), "rss_mb": _rss_mb()}
 
 
@@ -94,9 +102,10 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
     tasks = load_tasks(tasks_file)
     step = max(1, len(tasks) // count)
     chosen = tasks[::step][:count]
-    worlds, episodes, scores, passed = [], [], [], 0
+    worlds, episodes, scores, cpu, passed = [], [], [], [], 0
     agent = OracleAgent()
     for task in chosen:
+        spent = time.process_time()
         start = time.perf_counter()
         world = build_world(task)
         built = time.perf_counter()
@@ -107,6 +116,7 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
         worlds.append((built - start) * 1000)
         episodes.append((ran - built) * 1000)
         scores.append((done - ran) * 1000)
+        cpu.append((time.process_time() - spent) * 1000)
         passed += scored.score == 1.0
     total = [w + e + s for w, e, s in zip(worlds, episodes, scores, strict=True)]
     return {"tasks": len(chosen), "oracle_full_completion": passed,
@@ -114,7 +124,8 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
             "episode_ms_median": round(statistics.median(episodes), 1),
             "score_ms_median": round(statistics.median(scores), 1),
             "per_task_ms_median": round(statistics.median(total), 1),
-            "per_task_ms_mean": round(statistics.fmean(total), 1), "rss_mb": _rss_mb()}
+            "per_task_ms_mean": round(statistics.fmean(total), 1),
+            "per_task_cpu_ms_median": round(statistics.median(cpu), 1), "rss_mb": _rss_mb()}
 
 
 def _linked_services() -> set[str]:
@@ -137,7 +148,7 @@ def probe_generate(seed: int, count: int, workers: int, out: str) -> dict[str, A
     linked = _linked_services()
     stats = GenerationStats()
     seen: set[str] = set()
-    stamps = []
+    stamps: list[float] = []
     start = time.perf_counter()
     with open(out, "w") as sink:
         for task in generate_tasks(count, seed=seed, stats=stats, workers=workers):
@@ -150,7 +161,10 @@ def probe_generate(seed: int, count: int, workers: int, out: str) -> dict[str, A
     tenth = len(stamps) // 10
     steady = ((len(stamps) - tenth) / (stamps[-1] - stamps[tenth])
               if len(stamps) > tenth + 1 and stamps[-1] > stamps[tenth] else 0.0)
+    # Worker CPU counts once the workers have finished: measured over the whole run.
+    cpu_total = _cpu_s() + _cpu_s(children=True)
     return {"tasks": stats.kept, "attempts": stats.attempts, "yield": round(stats.yield_rate, 3),
+            "tasks_per_cpu_s": round(stats.kept / cpu_total, 2) if cpu_total else 0.0,
             "rejected": dict(stats.rejected), "wall_s": round(stamps[-1] if stamps else 0, 1),
             "steady_tasks_per_s": round(steady, 2), "workers": workers,
             "services_involved": len(seen), "linked_services": len(linked),

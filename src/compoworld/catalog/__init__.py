@@ -129,6 +129,12 @@ def _external_specs() -> dict[str, Path]:
     folder = os.environ.get(CATALOG_ENV)
     if not folder:
         return {}
+    return _external_only(folder)
+
+
+@lru_cache(maxsize=4)
+def _external_only(folder: str) -> dict[str, Path]:
+    """The catalog directory's specs that no built-in service shadows (asked at every load)."""
     builtin = _discover()
     return {n: p for n, p in _external(folder).items() if n not in builtin}
 

@@ -89,8 +89,9 @@ class Context:
     def draw_starts(self, rng: random.Random, count: int) -> list[str]:
         """Up to ``count`` starts to try, in order: services drawn uniformly (without
         replacement) and one start of each (anchored ones first, within a service and then
-        across), then the next start of each drawn service, and so on. Drawing services, not tools, is what lets a catalog's
-        small services start walks as often as its large ones."""
+        across), then the next start of each drawn service, and so on. Drawing services, not
+        tools, is what lets a catalog's small services start walks as often as its large
+        ones."""
         if not self._start_services:
             for name in self.starts:
                 service = self.graph.nodes[name].service
