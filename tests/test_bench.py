@@ -52,3 +52,20 @@ def test_fuzz_benchmark_json():
         assert sum(report[part]["by_code"].values()) == calls
         assert report[part]["by_code"].get("400", 0) > calls / 2
         assert "500" not in report[part]["by_code"]
+
+
+def test_full_catalog_benchmark_json(tmp_path):
+    """On the embedded catalog (a folder of specs the built-in catalog already has), small."""
+    compiled = Path(__file__).parent.parent / "src" / "compoworld" / "catalog" / "compiled"
+    result = subprocess.run(
+        [sys.executable, str(BENCH.parent / "full_catalog.py"), "--catalog", str(compiled),
+         "--tasks", "12", "--workers", "1", "--worlds", "3", "--rollouts", "3",
+         "--cache", str(tmp_path / "cache"), "--json"],
+        capture_output=True, text=True, timeout=1200, check=True,
+    )
+    report = json.loads(result.stdout)
+    assert set(report["figures"]) == set(report["targets"]) == set(report["met"])
+    assert report["generate"]["tasks"] == 12 and 0 < report["figures"]["coverage"] <= 1
+    assert report["rollouts"]["oracle_full_completion"] == 3
+    assert report["cold_startup"]["tools"] == report["warm_startup"]["tools"] > 0
+    assert list((tmp_path / "cache" / "images").glob("*.sqlite"))

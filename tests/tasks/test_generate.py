@@ -94,3 +94,38 @@ def test_cli_generate_resumes_without_loss_or_duplicates(tmp_path):
 def test_workers_do_not_change_the_output(tasks):
     parallel = list(generate_tasks(6, seed=0, workers=2))
     assert [t.model_dump_json() for t in parallel] == [t.model_dump_json() for t in tasks]
+
+
+def test_generation_over_a_subset_of_services_stays_inside_it():
+    from compoworld.catalog import load_service
+    from compoworld.errors import NotFound, UserError
+    from compoworld.tasks import GenerationSettings, select_services
+
+    chosen = select_services(["contacts", "mail"], ["finance"])
+    assert {"contacts", "mail"} <= set(chosen)
+    assert {load_service(n).domain for n in chosen if n not in ("contacts", "mail")} == {
+        "finance"}
+    with pytest.raises(UserError, match="no service has domain 'nope'"):
+        select_services(None, ["nope"])
+    with pytest.raises(NotFound):
+        select_services(["contact"], None)
+    settings = GenerationSettings(services=chosen, distractors=1)
+    tasks = list(generate_tasks(3, seed=1, settings=settings))
+    assert tasks and all(set(t.involved) | set(t.distractors) <= set(chosen) for t in tasks)
+
+
+def test_cli_generate_over_domains(tmp_path):
+    out = tmp_path / "tasks.jsonl"
+    result = CliRunner().invoke(app, ["generate", "--tasks", "2", "--seed", "3", "--domains",
+                                      "people,communication", "--distractors", "1",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    from compoworld.catalog import load_service
+
+    tasks = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(tasks) == 2
+    assert {load_service(s).domain for t in tasks for s in t["involved"] + t["distractors"]} <= {
+        "people", "communication"}
+    bad = CliRunner().invoke(app, ["generate", "--tasks", "1", "--domains", "nope",
+                                   "--out", str(tmp_path / "x.jsonl")])
+    assert bad.exit_code != 0 and "no service has domain 'nope'" in str(bad.exception)

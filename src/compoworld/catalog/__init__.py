@@ -130,7 +130,15 @@ def _external_specs() -> dict[str, Path]:
     if not folder:
         return {}
     builtin = _discover()
-    return {n: p for n, p in _external(folder).items() if n not in builtin}
+    kept = _UNSHADOWED.get(folder)
+    if kept is None or kept[0] is not builtin:  # computed once per folder and discovery
+        kept = _UNSHADOWED[folder] = (builtin, {n: p for n, p in _external(folder).items()
+                                                if n not in builtin})
+    return kept[1]
+
+
+_UNSHADOWED: dict[str, tuple[dict[str, Any], dict[str, Path]]] = {}
+"""Per catalog folder: the specs no built-in service shadows (asked at every load)."""
 
 
 @cache
