@@ -39,7 +39,7 @@ _PLAIN = (type(None), bool)
 
 def _where(path: tuple[Any, ...]) -> str:
     """The dotted path of a value (shortened past four parts: ``a.0.….0``)."""
-    parts = [str(part)[:40] for part in path]
+    parts = [str(part)[:120] for part in path]  # a declared name in full; a huge key cut
     if len(parts) > 4:
         parts = [*parts[:2], "…", parts[-1]]
     return ".".join(parts) or "arguments"
