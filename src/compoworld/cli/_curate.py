@@ -99,7 +99,7 @@ def calibrate_command(
     tasks: TasksOption = Path("out/tasks.jsonl"),
     out: Annotated[Path, typer.Option(help="The run's folder (a rerun resumes).")] = Path(
         "out/calibration"),
-    agent: Annotated[str, typer.Option(help="openai, local or oracle.")] = "openai",
+    agent: Annotated[str, typer.Option(help="openai, local, oracle or oracle-stumble.")] = "openai",
     model: ModelOption = None, base_url: BaseUrlOption = None, api_key: KeyOption = None,
     k: Annotated[int, typer.Option("-k", "--k", help="Rollouts per task.")] = 8,
     concurrency: ConcurrencyOption = 8, max_steps: StepsOption = 30,

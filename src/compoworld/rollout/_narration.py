@@ -82,18 +82,19 @@ def _field(path: str | None) -> str:
 def _from_step(task: Task, arg: str, source: ArgSource, value: Any) -> list[Note]:
     earlier = task.plan[source.step or 0]
     _, verb, noun = action(earlier)
-    where = f"the {noun} I got from the {ordinal(source.step or 0)} call ({verb} {noun})"
-    notes = [Note("source", f"The {words(arg)} is the {_field(source.path)} of {where}: "
-                            f"{show(value)}.")]
-    if source.selection is not None:
-        by = words(source.selection.by)
-        extreme = "highest" if source.selection.order == "max" else "lowest"
-        if by in _DATES or by.endswith((" at", " date", " on")):
-            extreme = "latest" if source.selection.order == "max" else "earliest"
-            by = _DATES.get(by, by)
-        notes.append(Note("selection", f"Several came back, so I take the one with the "
-                                       f"{extreme} {by}."))
-    return notes
+    call = f"the {ordinal(source.step or 0)} call ({verb} {noun})"
+    if source.selection is None:
+        return [Note("source", f"The {words(arg)} is the {_field(source.path)} of the {noun} "
+                               f"I got from {call}: {show(value)}.")]
+    by = words(source.selection.by)
+    extreme = "highest" if source.selection.order == "max" else "lowest"
+    if by in _DATES or by.endswith((" at", " date", " on")):
+        extreme = "latest" if source.selection.order == "max" else "earliest"
+        by = _DATES.get(by, by)
+    return [Note("source", f"The {words(arg)} is the {_field(source.path)} of one of the "
+                           f"{noun} from {call}."),
+            Note("selection", f"Several came back, so I take the one with the {extreme} {by}: "
+                              f"{show(value)}.")]
 
 
 def _from_sum(task: Task, arg: str, source: ArgSource, value: Any) -> Note:

@@ -291,7 +291,8 @@ class OracleAgent:
         notes = []
         if previous and previous[0][0] == "stumble":
             index = previous[0][1]
-            error = _error(results.get(f"call_stumble_{index}")) or "it was refused"
+            error = (_error(results.get(f"call_stumble_{index}")) or "it was refused").split(
+                "; this tool takes")[0]
             sent, wrong = self._broken(task, index, results, task.interface == "gateway", tools)
             guessed = next((k for k in sent if k.endswith(f"_{wrong}")), None)
             fix = (f"I left out `{wrong}`; I send the call again with it" if guessed is None
