@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from compoworld.service import SEPARATOR
-from compoworld.tasks import ArgSource, Condition, Step, Task
+from compoworld.tasks import ArgSource, Condition, Selection, Step, Task
 
 NoteKind = Literal["purpose", "source", "selection", "user", "condition", "rule", "check",
                    "recovery", "discovery"]
@@ -60,7 +60,8 @@ def action(step: Step) -> tuple[str, str, str]:
     """(service, verb, noun) of a step's tool: ``mail__create_draft`` → mail, create, draft."""
     service, tool = step.tool.split(SEPARATOR, 1)
     verb, _, noun = tool.partition("_")
-    return service, verb, words(noun) or "record"
+    noun = re.split(r"\b(?:by|with|for|from|in|of)\b", words(noun))[0].strip()
+    return service, verb, noun or "record"
 
 
 def is_read(step: Step) -> bool:
@@ -79,6 +80,14 @@ def _field(path: str | None) -> str:
     return words(parts[-1]) if parts else "result"
 
 
+def ranking(selection: Selection) -> tuple[str, str]:
+    """How a selection reads: (``latest``, ``creation date``), (``highest``, ``amount``)."""
+    by = words(selection.by)
+    if by in _DATES or by.endswith((" at", " date", " on", "day")):
+        return ("latest" if selection.order == "max" else "earliest"), _DATES.get(by, by)
+    return ("highest" if selection.order == "max" else "lowest"), by
+
+
 def _from_step(task: Task, arg: str, source: ArgSource, value: Any) -> list[Note]:
     earlier = task.plan[source.step or 0]
     _, verb, noun = action(earlier)
@@ -86,11 +95,7 @@ def _from_step(task: Task, arg: str, source: ArgSource, value: Any) -> list[Note
     if source.selection is None:
         return [Note("source", f"The {words(arg)} is the {_field(source.path)} of the {noun} "
                                f"I got from {call}: {show(value)}.")]
-    by = words(source.selection.by)
-    extreme = "highest" if source.selection.order == "max" else "lowest"
-    if by in _DATES or by.endswith((" at", " date", " on")):
-        extreme = "latest" if source.selection.order == "max" else "earliest"
-        by = _DATES.get(by, by)
+    extreme, by = ranking(source.selection)
     return [Note("source", f"The {words(arg)} is the {_field(source.path)} of one of the "
                            f"{noun} from {call}."),
             Note("selection", f"Several came back, so I take the one with the {extreme} {by}: "
@@ -127,7 +132,7 @@ def step_notes(task: Task, index: int, arguments: dict[str, Any],
         purpose = f"In the same turn I {verb} the {noun} in {service}"
     elif is_read(step):
         why = "what the next steps need" if needed else "what the request asks about"
-        purpose = f"To find {why}, I {verb} {noun} in {service}"
+        purpose = f"To get {why}, I {verb} the {noun} in {service}"
     else:
         purpose = f"Now I can {verb} the {noun} in {service}" if index else (
             f"First I {verb} the {noun} in {service}")

@@ -24,7 +24,16 @@ from typing import Any
 import orjson
 
 from compoworld.models import AssistantMessage, ToolCall
-from compoworld.rollout._narration import Narrator, Note, action, join, step_notes, words
+from compoworld.rollout._narration import (
+    Narrator,
+    Note,
+    action,
+    condition_note,
+    join,
+    ranking,
+    step_notes,
+    words,
+)
 from compoworld.rollout._report import report
 from compoworld.service import SEPARATOR
 from compoworld.tasks import ArgSource, Step, Task
@@ -313,7 +322,14 @@ class OracleAgent:
             return (f"{len(failed)} of the calls did not go through; I report what was done and "
                     "what was not, with the values I have.")
         asked = [c for c in task.rubric if c.kind == "answer"]
-        return ("Everything the request asked for is done. I report "
+        held = ""
+        if task.condition is not None and not task.condition.holds:
+            held = condition_note(task, task.condition, self._condition_value(task, results)).text + " "
+        chosen = "".join(
+            f" For the {words(c.semantic)} asked for, I pick the item with the "
+            f"{' '.join(ranking(c.selection))} among those the last call returned."
+            for c in asked if c.selection is not None)
+        return (held + "Everything the request asked for is done." + chosen + " I report "
                 + ("the values it asked for, " if asked else "")
                 + "what I looked up and what I changed, with the record ids.")
 
@@ -330,7 +346,12 @@ class OracleAgent:
                 except (LookupError, TypeError, ValueError):
                     values.append(value)
             shown = " and ".join(str(v) for v in values)
-            answers.append(f"The {words(criterion.semantic)} you asked for is {shown}.")
+            picked = ""
+            if criterion.selection is not None:
+                extreme, by = ranking(criterion.selection)
+                picked = (f"Of the {action(task.plan[-1])[2]} the last lookup found, I took the "
+                          f"one with the {extreme} {by}. ")
+            answers.append(f"{picked}The {words(criterion.semantic)} you asked for is {shown}.")
         n = len(task.plan)
         return report(task, [_data(results.get(f"call_step_{i}")) for i in range(n)],
                       [_error(results.get(f"call_step_{i}")) for i in range(n)], answers,

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from compoworld.rollout._narration import action, condition_note, is_read, show, words
+from compoworld.rollout._narration import action, is_read, ordinal, show, words
 from compoworld.tasks import Task
 
 
 def _count(data: Any) -> int | None:
+    """How many records a list answer holds (a list, or a page ``{"items": [...]}``)."""
     if isinstance(data, list):
         return len(data)
-    if isinstance(data, dict):
-        for value in data.values():
-            if isinstance(value, list):
-                return len(value)
+    if isinstance(data, dict) and isinstance(data.get("items"), list) and "id" not in data:
+        return len(data["items"])
     return None
 
 
@@ -71,7 +70,17 @@ def report(task: Task, data: list[Any], errors: list[str | None], answers: list[
         lines.append("- Nothing: the request only needed reading.")
     lines.append("")
     checks = ["Nothing outside these changes was touched."]
-    if task.condition is not None:
-        checks.insert(0, condition_note(task, task.condition, condition_value).text)
+    condition = task.condition
+    if condition is not None:
+        op = "above" if condition.op == "gt" else "not above"
+        if not condition.holds:
+            op = "not above" if condition.op == "gt" else "not below"
+        elif condition.op == "lt":
+            op = "below"
+        did = ("so I made the change that depended on it" if condition.holds
+               else "so I left the change that depended on it undone, as asked")
+        checks.insert(0, f"The {words(condition.path.split('.')[-1])} from the "
+                         f"{ordinal(condition.source)} call is {show(condition_value)}, {op} "
+                         f"{condition.threshold}, {did}.")
     lines += ["## Checks", "", *(f"- {c}" for c in checks)]
     return "\n".join(lines)
