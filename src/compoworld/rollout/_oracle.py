@@ -268,9 +268,13 @@ class OracleAgent:
         kinds = [k for k, _ in turn]
         nouns = list(dict.fromkeys(action(s)[2] for s in task.plan))
         if kinds == ["services"]:
-            return [Note("discovery", f"To do this I need to work with {_and(nouns)}. I do not "
-                                      "know yet which services this workspace has, so I list "
-                                      "them first.")]
+            return [Note("discovery", pick(task, "services", [
+                f"To do this I need to work with {_and(nouns)}. I do not know yet which "
+                "services this workspace has, so I list them first.",
+                f"This touches {_and(nouns)}. Nothing tells me where those live here, so I start "
+                "by listing the services.",
+                f"The request involves {_and(nouns)}; first I find out which services are "
+                "available in this workspace."]))]
         if kinds[0] == "tools":
             involved = [w for k, w in turn if w not in task.distractors]
             maybe = [w for k, w in turn if w in task.distractors]
@@ -279,7 +283,10 @@ class OracleAgent:
             if maybe:
                 notes.append(Note("discovery", f"Something related might also sit in "
                                                f"{_and(maybe)}, so I check there as well."))
-            notes.append(Note("discovery", "I list the tools of each to see what they offer."))
+            notes.append(Note("discovery", pick(task, "tools", [
+                "I list the tools of each to see what they offer.",
+                "Their tool lists will tell me which calls I need.",
+                "I look at each one's tools before choosing."])))
             return notes
         if kinds[0] == "describe":
             notes = []
@@ -292,10 +299,14 @@ class OracleAgent:
                         notes.append(Note("discovery", f"{service} has nothing I need here "
                                                        f"(its tools are about {about})."))
             tools = [w for _, w in turn]
-            notes.append(Note("discovery", f"Before calling {_and([f'`{t}`' for t in tools])} I "
-                                           f"read {'their' if len(tools) > 1 else 'its'} "
-                                           "parameters, so that I send exactly what "
-                                           f"{'they expect' if len(tools) > 1 else 'it expects'}."))
+            named, many = _and([f"`{t}`" for t in tools]), len(tools) > 1
+            notes.append(Note("discovery", pick(task, f"describe {tools[0]}", [
+                f"Before calling {named} I read {'their' if many else 'its'} parameters, so "
+                f"that I send exactly what {'they expect' if many else 'it expects'}.",
+                f"I have not used {named} yet; I check {'their' if many else 'its'} schema "
+                "first.",
+                f"Next I need {named}. I look up {'their' if many else 'its'} parameters "
+                "before the call."])))
             return notes
         notes = []
         if previous and previous[0][0] == "stumble":
@@ -357,6 +368,11 @@ class OracleAgent:
                       [_error(results.get(f"call_step_{i}")) for i in range(n)], answers,
                       [self._arguments(task, i, results) for i in range(n)],
                       self._condition_value(task, results))
+
+
+def pick(task: Task, key: str, options: list[str]) -> str:
+    """One of ``options``, chosen by the task and ``key`` (the same every time)."""
+    return options[int.from_bytes(_rank(task, key)[:4], "big") % len(options)]
 
 
 def _and(items: list[str]) -> str:

@@ -7,10 +7,15 @@ it made and the values it set; then the checks that decided the way (a condition
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from compoworld.rollout._narration import action, is_read, ordinal, show, words
 from compoworld.tasks import Task
+
+
+def _variant(task: Task, n: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"{task.id}\0report".encode()).digest()[:4], "big") % n
 
 
 def _count(data: Any) -> int | None:
@@ -40,9 +45,12 @@ def report(task: Task, data: list[Any], errors: list[str | None], answers: list[
             if not failed else f"{len(task.plan) - len(failed)} of {len(task.plan)} steps are "
                                f"done across {across}; {len(failed)} did not go through (see "
                                "below)")
-    lines = ["## Summary", "", f"{head}. I read what I needed first and only then made "
-             f"{len(writes)} change{'s' if len(writes) != 1 else ''}, each with values taken "
-             "from the earlier results rather than guessed.", ""]
+    changes = f"{len(writes)} change{'s' if len(writes) != 1 else ''}"
+    how = [f"I read what I needed first and only then made {changes}, each with values taken "
+           "from the earlier results rather than guessed.",
+           f"Every value in the {changes} below comes from a lookup or from your request.",
+           f"The {changes} use the records I found on the way; nothing was typed in from memory."]
+    lines = ["## Summary", "", f"{head}. {how[_variant(task, len(how))]}", ""]
     if answers:
         lines += ["## What you asked for", "", *(f"- {a}" for a in answers), ""]
     found = [i for i, s in enumerate(task.plan) if is_read(s)]
