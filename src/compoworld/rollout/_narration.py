@@ -80,6 +80,19 @@ def _field(path: str | None) -> str:
     return words(parts[-1]) if parts else "result"
 
 
+_ARGUMENTS = {"to": "recipient", "cc": "cc recipients", "bcc": "bcc recipients"}
+
+
+def _arg(name: str) -> str:
+    """An argument's name as the reasoning says it."""
+    return _ARGUMENTS.get(name, words(name))
+
+
+def _end(text: str) -> str:
+    """``text`` closed by one full stop."""
+    return text if text.endswith((".", "…", "!", "?")) else text + "."
+
+
 def ranking(selection: Selection) -> tuple[str, str]:
     """How a selection reads: (``latest``, ``creation date``), (``highest``, ``amount``)."""
     by = words(selection.by)
@@ -93,13 +106,13 @@ def _from_step(task: Task, arg: str, source: ArgSource, value: Any) -> list[Note
     _, verb, noun = action(earlier)
     call = f"the {ordinal(source.step or 0)} call ({verb} {noun})"
     if source.selection is None:
-        return [Note("source", f"The {words(arg)} is the {_field(source.path)} of the {noun} "
-                               f"I got from {call}: {show(value)}.")]
+        return [Note("source", f"The {_arg(arg)} is the {_field(source.path)} of the {noun} "
+                               f"I got from {call}: {_end(show(value))}")]
     extreme, by = ranking(source.selection)
-    return [Note("source", f"The {words(arg)} is the {_field(source.path)} of one of the "
+    return [Note("source", f"The {_arg(arg)} is the {_field(source.path)} of one of the "
                            f"{noun} from {call}."),
             Note("selection", f"Several came back, so I take the one with the {extreme} {by}: "
-                              f"{show(value)}.")]
+                              f"{_end(show(value))}")]
 
 
 def _from_sum(task: Task, arg: str, source: ArgSource, value: Any) -> Note:
@@ -137,14 +150,22 @@ def step_notes(task: Task, index: int, arguments: dict[str, Any],
         purpose = f"Now I can {verb} the {noun} in {service}" if index else (
             f"First I {verb} the {noun} in {service}")
     notes = [Note("purpose", purpose + ".")]
+    picked: set[tuple[int, str, str]] = set()
     for arg, source in step.sources.items():
         value = arguments.get(arg, step.arguments.get(arg))
         if source.kind == "step" and source.step is not None:
+            key = (source.step, *(ranking(source.selection) if source.selection else ("", "")))
+            if source.selection is not None and key in picked:
+                notes.append(Note("source", f"The {_arg(arg)} is that same one's "
+                                            f"{_field(source.path)}: {_end(show(value))}"))
+                continue
+            picked.add(key)
             notes += _from_step(task, arg, source, value)
         elif source.kind == "computed":
             notes.append(_from_sum(task, arg, source, value))
         elif source.kind == "user":
-            notes.append(Note("user", f"The {words(arg)} is given in the request: {show(value)}."))
+            notes.append(Note("user", f"The {_arg(arg)} is given in the request: "
+                                      f"{_end(show(value))}"))
     condition = task.condition
     if condition is not None and condition.holds and index == len(task.plan) - 1:
         notes.append(condition_note(task, condition, condition_value))
