@@ -29,6 +29,7 @@ from compoworld.rollout._narration import (
     Note,
     action,
     condition_note,
+    is_read,
     join,
     ranking,
     step_notes,
@@ -45,12 +46,19 @@ MAX_LOOKALIKES = 2
 """Distractor services the oracle looks into in gateway mode (they hold nothing it needs)."""
 
 
+def _clash(a: Step, b: Step) -> bool:
+    """Whether two steps touch one service and one of them writes (their order matters)."""
+    return action(a)[0] == action(b)[0] and not (is_read(a) and is_read(b))
+
+
 def _groups(plan: list[Step]) -> list[list[int]]:
-    """Consecutive steps that need nothing from each other, as parallel turns (in order)."""
+    """Consecutive steps that need nothing from each other, as parallel turns (in order); a
+    step joins no turn that writes to its service, nor one that reads a service it writes."""
     groups: list[list[int]] = []
     for i, step in enumerate(plan):
         needs = {s.step for s in step.sources.values() if s.step is not None}
-        if groups and not needs & set(groups[-1]):
+        if groups and not needs & set(groups[-1]) and not any(
+                _clash(plan[j], step) for j in groups[-1]):
             groups[-1].append(i)
         else:
             groups.append([i])
