@@ -36,8 +36,9 @@ from compoworld.rollout._narration import (
     words,
 )
 from compoworld.rollout._report import report
+from compoworld.rollout._results import data_of, error_of, get_path, path_of, resolve, schema_of
 from compoworld.service import SEPARATOR
-from compoworld.tasks import ArgSource, Step, Task
+from compoworld.tasks import Step, Task
 
 _Turn = list[tuple[str, Any]]
 """A turn of the script: ("services", None), ("tools", service), ("describe", tool),
@@ -99,68 +100,6 @@ def script(task: Task, stumble: bool = False) -> list[_Turn]:
     return [*turns, []]
 
 
-def _get(data: Any, parts: list[str]) -> Any:
-    for part in parts:
-        data = data[int(part)] if isinstance(data, list) else data[part]
-    return data
-
-
-def resolve(data: Any, source: ArgSource) -> Any:
-    """The value at ``source.path`` in a step's answer; where the source picks an item of a
-    list by the max/min of a field, the item is picked again in ``data``.
-
-    Raises:
-        LookupError: The path is not in ``data``; ValueError: nothing to pick from.
-    """
-    parts = (source.path or "").split(".") if source.path else []
-    if source.selection is not None:
-        at = next(i for i, p in enumerate(parts) if p.isdigit())
-        items = _get(data, parts[:at])
-        by = source.selection.by
-        ranked = [i for i, item in enumerate(items) if isinstance(item, dict) and by in item]
-        pick = max if source.selection.order == "max" else min
-        parts[at] = str(pick(ranked, key=lambda i: items[i][by]))
-    return _get(data, parts)
-
-
-def _path_of(data: Any, value: Any, prefix: str = "") -> str | None:
-    """Where ``value`` first sits in ``data`` (a dotted path), or None."""
-    if data == value and not isinstance(data, dict | list):
-        return prefix
-    children = (data.items() if isinstance(data, dict)
-                else enumerate(data) if isinstance(data, list) else ())
-    for key, child in children:
-        found = _path_of(child, value, f"{prefix}.{key}" if prefix else str(key))
-        if found is not None:
-            return found
-    return None
-
-
-def _error(content: Any) -> str | None:
-    """The error message of a failed call's envelope (None when it succeeded or is missing)."""
-    if not isinstance(content, str):
-        return None
-    try:
-        envelope = orjson.loads(content)
-    except orjson.JSONDecodeError:
-        return "the answer was not JSON"
-    if isinstance(envelope, dict) and not envelope.get("success"):
-        return str((envelope.get("error") or {}).get("message", "failed"))
-    return None
-
-
-def _schema(tool: str, tools: list[dict[str, Any]], results: dict[Any, Any],
-            gateway: bool) -> dict[str, Any]:
-    """The parameters schema of ``tool``: from the offered tools, or what describe_tool said."""
-    if gateway:
-        described = _data(results.get(f"call_describe_{tool}"))
-        return (described or {}).get("parameters") or {} if isinstance(described, dict) else {}
-    for t in tools:
-        if t.get("function", {}).get("name") == tool:
-            return t["function"].get("parameters") or {}
-    return {}
-
-
 class OracleAgent:
     """Plays each task's reference plan (see the module docs); stateless, so one object
     serves any number of concurrent episodes.
@@ -214,7 +153,7 @@ class OracleAgent:
         for name, source in step.sources.items():
             if source.kind != "step" or source.step is None:
                 continue
-            data = _data(results.get(f"call_step_{source.step}"))
+            data = data_of(results.get(f"call_step_{source.step}"))
             try:
                 value = resolve(data, source)
             except (LookupError, TypeError, ValueError, StopIteration):
@@ -228,7 +167,7 @@ class OracleAgent:
         """The stumbling call's arguments, and the argument it gets wrong: a required one left
         out, or (none required) the first one sent under the noun-prefixed name agents guess."""
         arguments = self._arguments(task, index, results)
-        required = _schema(task.plan[index].tool, tools, results, gateway).get("required") or []
+        required = schema_of(task.plan[index].tool, tools, results, gateway).get("required") or []
         missing = next((a for a in arguments if a in required), None)
         if missing is not None:
             return {k: v for k, v in arguments.items() if k != missing}, missing
@@ -257,9 +196,9 @@ class OracleAgent:
     def _condition_value(self, task: Task, results: dict[Any, Any]) -> Any:
         if task.condition is None:
             return None
-        data = _data(results.get(f"call_step_{task.condition.source}"))
+        data = data_of(results.get(f"call_step_{task.condition.source}"))
         try:
-            return _get(data, task.condition.path.split("."))
+            return get_path(data, task.condition.path.split("."))
         except (LookupError, TypeError, ValueError):
             return None
 
@@ -302,7 +241,7 @@ class OracleAgent:
                 for _, service in previous:
                     if service in task.distractors:
                         names = [str(t.get("name", "")).split(SEPARATOR, 1)[-1] for t in
-                                 (_data(results.get(f"call_tools_{service}")) or [])][:3]
+                                 (data_of(results.get(f"call_tools_{service}")) or [])][:3]
                         about = _and([words(n) for n in names]) or "other things"
                         notes.append(Note("discovery", f"{service} has nothing I need here "
                                                        f"(its tools are about {about})."))
@@ -319,7 +258,7 @@ class OracleAgent:
         notes = []
         if previous and previous[0][0] == "stumble":
             index = previous[0][1]
-            error = (_error(results.get(f"call_stumble_{index}")) or "it was refused").split(
+            error = (error_of(results.get(f"call_stumble_{index}")) or "it was refused").split(
                 "; this tool takes")[0]
             sent, wrong = self._broken(task, index, results, task.interface == "gateway", tools)
             guessed = next((k for k in sent if k.endswith(f"_{wrong}")), None)
@@ -336,7 +275,7 @@ class OracleAgent:
         return notes
 
     def _closing(self, task: Task, results: dict[Any, Any]) -> str:
-        failed = [i for i in range(len(task.plan)) if _error(results.get(f"call_step_{i}"))]
+        failed = [i for i in range(len(task.plan)) if error_of(results.get(f"call_step_{i}"))]
         if failed:
             return (f"{len(failed)} of the calls did not go through; I report what was done and "
                     "what was not, with the values I have.")
@@ -353,14 +292,14 @@ class OracleAgent:
                 + "what I looked up and what I changed, with the record ids.")
 
     def _answer(self, task: Task, results: dict[Any, Any]) -> str:
-        last = _data(results.get(f"call_step_{len(task.plan) - 1}"))
+        last = data_of(results.get(f"call_step_{len(task.plan) - 1}"))
         answers = []
         for criterion in (c for c in task.rubric if c.kind == "answer"):
             values = []
             for value in criterion.values:
-                path = _path_of(task.plan[-1].output, value)
+                path = path_of(task.plan[-1].output, value)
                 try:
-                    values.append(value if path is None else _get(last, path.split(".") if path
+                    values.append(value if path is None else get_path(last, path.split(".") if path
                                                                    else []))
                 except (LookupError, TypeError, ValueError):
                     values.append(value)
@@ -372,8 +311,8 @@ class OracleAgent:
                           f"one with the {extreme} {by}. ")
             answers.append(f"{picked}The {words(criterion.semantic)} you asked for is {shown}.")
         n = len(task.plan)
-        return report(task, [_data(results.get(f"call_step_{i}")) for i in range(n)],
-                      [_error(results.get(f"call_step_{i}")) for i in range(n)], answers,
+        return report(task, [data_of(results.get(f"call_step_{i}")) for i in range(n)],
+                      [error_of(results.get(f"call_step_{i}")) for i in range(n)], answers,
                       [self._arguments(task, i, results) for i in range(n)],
                       self._condition_value(task, results))
 
@@ -392,14 +331,3 @@ def _and(items: list[str]) -> str:
 
 def _tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> ToolCall:
     return ToolCall(id=call_id, name=name, arguments=orjson.dumps(arguments).decode())
-
-
-def _data(content: Any) -> Any:
-    """The data of a tool message's envelope (None when the call failed or is missing)."""
-    if not isinstance(content, str):
-        return None
-    try:
-        envelope = orjson.loads(content)
-    except orjson.JSONDecodeError:
-        return None
-    return envelope.get("data") if isinstance(envelope, dict) and envelope.get("success") else None
