@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from compoworld.cli import app
 from compoworld.errors import UserError
-from compoworld.export import export_sft, load_sft, sft_record
+from compoworld.export import export_sft, load_sft, net_score, sft_record
 from compoworld.scoring import save_scored
 
 
@@ -19,26 +19,61 @@ def _lines(path) -> list[dict]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines()]
 
 
-def test_records_keep_the_conversation_and_describe_it(scored) -> None:
+META_KEYS = ["task_id", "src", "rollout_idx", "rubric_score", "score", "net_score",
+             "n_tool_calls", "n_real_tool_calls", "n_steps", "discover_mode", "finish_reason",
+             "services", "domain", "capabilities"]
+
+
+def test_records_keep_the_conversation_and_describe_it(scored, tasks) -> None:
+    by_id = {t.id: t for t in tasks}
     for s in scored:
-        record = sft_record(s)
-        t = s.trajectory
-        assert record["tools"] == t.tools
+        t, task = s.trajectory, by_id[s.task_id]
+        record = sft_record(s, task)
+        assert list(record) == ["tools", "meta", "source", "messages"]
+        assert list(record["meta"]) == META_KEYS
+        assert record["tools"] == t.tools and record["source"] == f"compoworld/{t.agent}"
         roles = [m["role"] for m in record["messages"]]
         assert roles[:2] == ["system", "user"] and roles[-1] == "assistant"
+        assert "tool_calls" not in record["messages"][-1]
         calls = [c for m in record["messages"] for c in m.get("tool_calls", [])]
         assert [c["function"]["name"] for c in calls] == [c.name for c in t.calls]
-        assert all(isinstance(c["function"]["arguments"], str) for c in calls)
+        assert [c["function"]["arguments"] for c in calls] == [c.arguments for c in t.calls]
         ids = {c["id"] for c in calls}
         for m in record["messages"]:
             if m["role"] == "tool":
                 assert m["tool_call_id"] in ids and m["name"]
-        assert record["meta"] | {"agent": None, "model": None} == {
-            "task_id": t.task_id, "rollout_idx": t.rollout_idx, "services": s.labels.services,
-            "domain": s.labels.domain, "capabilities": list(s.labels.capabilities),
-            "rubric_score": s.rubric_score, "score": s.score, "n_tool_calls": len(t.calls),
-            "n_steps": t.n_steps, "interface": t.interface, "finish_reason": t.finish_reason,
-            "agent": None, "model": None}
+                assert isinstance(orjson.loads(m["content"]), dict)
+            if m["role"] == "assistant":
+                assert list(m)[:3] == ["role", "content", "reasoning_content"]
+        meta = record["meta"]
+        assert meta["src"] == {"generator": task.provenance["generator"], "motif": None,
+                               "walk_length": len(task.plan), "n_services": len(task.involved),
+                               "n_distractors": len(task.distractors), "seed": task.seed,
+                               "agent": t.agent}
+        real = [c for c in t.calls if c.name == "call_tool"] if t.interface == "gateway" else t.calls
+        assert meta["n_tool_calls"] == len(t.calls) and meta["n_real_tool_calls"] == len(real)
+        assert (meta["discover_mode"], meta["finish_reason"]) == (t.interface, t.finish_reason)
+        assert (meta["score"], meta["rubric_score"]) == (s.score, s.rubric_score)
+        # a clean full completion keeps its score; a failed one loses what it failed
+        assert meta["net_score"] == (1.0 if s.score == 1.0 else meta["net_score"])
+        assert meta["net_score"] <= s.rubric_score
+
+
+def test_net_score_penalizes_collateral_and_refused_calls(scored) -> None:
+    clean = scored[0]
+    assert net_score(clean) == 1.0
+    criteria = [c.model_copy(update={"passed": c.kind != "no_collateral"})
+                for c in clean.criteria]
+    assert net_score(clean.model_copy(update={"criteria": criteria})) == 0.0
+    calls = list(clean.trajectory.calls)
+    refused = calls[0].model_copy(update={"success": False, "code": 400, "error": "missing 'x'",
+                                          "error_source": "agent"})
+    unknown = calls[0].model_copy(update={"success": False, "code": 404, "name": "nope",
+                                          "error": "unknown tool 'nope'", "error_source": "agent"})
+    stumbled = clean.model_copy(update={"trajectory": clean.trajectory.model_copy(
+        update={"calls": [refused, unknown, *calls]})})
+    assert net_score(stumbled) == 0.95  # the unknown tool reached no tool: no penalty
+    assert sft_record(stumbled)["meta"]["n_real_tool_calls"] == len(calls) + 1
 
 
 def test_reasoning_is_kept_where_present(scored) -> None:
@@ -48,7 +83,14 @@ def test_reasoning_is_kept_where_present(scored) -> None:
     record = sft_record(s.model_copy(update={"trajectory": s.trajectory.model_copy(
         update={"messages": messages})}))
     assert record["messages"][2]["reasoning_content"] == "First find the record."
-    assert "reasoning_content" not in record["messages"][-1]
+
+
+def test_the_trl_form_holds_json_text(scored) -> None:
+    release, trl = sft_record(scored[0]), sft_record(scored[0], form="trl")
+    assert orjson.loads(trl["tools"]) == release["tools"] and trl["meta"] == release["meta"]
+    for a, b in zip(release["messages"], trl["messages"], strict=True):
+        for x, y in zip(a.get("tool_calls", []), b.get("tool_calls", []), strict=True):
+            assert orjson.loads(y["function"]["arguments"]) == x["function"]["arguments"]
 
 
 def test_only_complete_finished_consistent_rollouts_are_kept(tmp_path, scored) -> None:
@@ -77,7 +119,8 @@ def test_records_load_back_with_datasets_as_written(tmp_path, scored) -> None:
     expected = [sft_record(s) for s in scored[:-1]]
     for path, kind in ((jsonl, "json"), (parquet, "parquet")):
         ds = datasets.load_dataset(kind, data_files=str(path), split="train")
-        assert ds.column_names == ["tools", "messages", "meta"] and len(ds) == len(expected)
+        assert ds.column_names == ["tools", "meta", "source", "messages"]
+        assert len(ds) == len(expected)
         # every tool schema and message keeps its own keys (no nulls merged in from others)
         assert [ds[i] for i in range(len(ds))] == expected, kind
         assert load_sft(path) == expected  # without datasets, too

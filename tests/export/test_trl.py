@@ -4,13 +4,15 @@ renders every call and result, and TRL's SFTTrainer tokenizes and trains on them
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from compoworld.export import export_sft
+from compoworld.export import export_sft, load_sft
 from compoworld.rollout import OracleAgent, run_episode
 from compoworld.scoring import score_trajectory
 from compoworld.tasks import GenerationSettings, generate_tasks
+from compoworld.train._data import sft_dataset
 
 pytestmark = pytest.mark.slow
 
@@ -27,22 +29,25 @@ def tokenizer():
     return tok
 
 
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    """SFT records of oracle rollouts of gateway tasks (short prompts: four meta-tools), loaded
-    back with ``datasets``."""
+@pytest.fixture(scope="module", params=["release", "trl"])
+def dataset(request, tmp_path_factory):
+    """SFT records of oracle rollouts of gateway tasks (short prompts: four meta-tools): the
+    release form through :func:`sft_dataset`, the TRL form loaded as it is with ``datasets``."""
     datasets = pytest.importorskip("datasets")
     tasks = list(generate_tasks(2, seed=5, settings=GenerationSettings(interface="gateway")))
     scored = [score_trajectory(t, asyncio.run(run_episode(t, OracleAgent(), timings=False)))
               for t in tasks]
     path = tmp_path_factory.mktemp("sft") / "sft.jsonl"
-    assert export_sft(scored, path).kept == len(tasks)
+    assert export_sft(scored, path, tasks=tasks, form=request.param).kept == len(tasks)
+    if request.param == "release":
+        return sft_dataset(load_sft(path))
     return datasets.load_dataset("json", data_files=str(path), split="train")
 
 
 def test_the_tool_template_renders_records(tokenizer, dataset) -> None:
     for record in dataset:
-        out = tokenizer.apply_chat_template(record["messages"], tools=record["tools"],
+        tools = json.loads(record["tools"])  # JSON text in both: TRL's tools column takes it
+        out = tokenizer.apply_chat_template(record["messages"], tools=tools,
                                             return_dict=True, return_assistant_tokens_mask=True)
         assert 0 < sum(out["assistant_masks"]) < len(out["input_ids"])
         text = tokenizer.decode(out["input_ids"])
@@ -68,6 +73,7 @@ def test_sft_trainer_accepts_the_records(tokenizer, dataset, tmp_path) -> None:
                          save_strategy="no", report_to="none", disable_tqdm=True)
     trainer = trl.SFTTrainer(model=model, processing_class=tokenizer, args=args,
                              train_dataset=dataset)
+    assert "tools" in dataset.column_names and trainer.args.assistant_only_loss
     first = trainer.train_dataset[0]
     assert sum(label != -100 for label in first["labels"]) > 0  # assistant turns are trained on
     assert trainer.train().training_loss > 0

@@ -120,3 +120,82 @@ def test_independent_steps_share_a_turn(tasks: list[Task]) -> None:
             assert len(steps) <= len(task.plan)
         found = found or any(len(m["tool_calls"]) > 1 for m in steps)
     assert found, "no task has independent steps"
+
+
+def _run(task: Task, agent: OracleAgent | None = None):
+    return asyncio.run(run_episode(task, agent or OracleAgent(), timings=False))
+
+
+def test_every_turn_says_why(tasks: list[Task]) -> None:
+    for task in tasks:
+        trajectory = _run(task)
+        assistant = [m for m in trajectory.messages if m["role"] == "assistant"]
+        assert all(len(m.get("reasoning_content") or "") > 30 for m in assistant), task.id
+        # arguments drawn from earlier results are said to be
+        steps = [m for m in assistant if any(
+            c["function"]["name"] not in ("list_services", "list_tools", "describe_tool")
+            for c in m.get("tool_calls") or [])]
+        sourced = sum(1 for s in task.plan for src in s.sources.values() if src.kind == "step")
+        if sourced:
+            assert any("call (" in m["reasoning_content"] for m in steps), task.id
+
+
+def test_gateway_discovery_is_careful(gateway_tasks: list[Task]) -> None:
+    for task in gateway_tasks:
+        trajectory = _run(task)
+        names = [c.name for c in trajectory.calls]
+        assert names[0] == "list_services"
+        looked = {c.arguments["service"] for c in trajectory.calls if c.name == "list_tools"}
+        assert set(task.involved) <= looked and looked - set(task.involved), task.id
+        described: set[str] = set()
+        for call in trajectory.calls:
+            if call.name == "describe_tool":
+                described.add(call.arguments["tool_name"])
+            if call.name == "call_tool":
+                assert call.arguments["tool_name"] in described, task.id
+
+
+def test_the_report_states_what_changed(tasks: list[Task]) -> None:
+    import statistics
+
+    lengths = []
+    for task in tasks:
+        message = _run(task).final_message
+        assert message.startswith("## Summary") and "## What changed" in message
+        lengths.append(len(message.split()))
+    assert statistics.median(lengths) >= 80, lengths
+
+
+def test_same_task_same_trajectory(tasks: list[Task]) -> None:
+    for task in tasks[:4]:
+        assert _run(task).model_dump_json() == _run(task).model_dump_json()
+
+
+def test_a_stumble_is_a_400_then_the_fix(tasks: list[Task]) -> None:
+    from compoworld.scoring import score_trajectory
+
+    for task in tasks:
+        trajectory = _run(task, OracleAgent(stumble=True))
+        assert trajectory.agent == "oracle-stumble"
+        failed = [c for c in trajectory.calls if not c.success]
+        assert len(failed) == (1 if any(s.arguments for s in task.plan) else 0), task.id
+        assert all(c.code == 400 and c.error_source == "agent" for c in failed)
+        assert score_trajectory(task, trajectory).score == 1.0, task.id
+        if failed:
+            after = next(m for m in trajectory.messages if m["role"] == "assistant"
+                         and "That call was refused" in (m.get("reasoning_content") or ""))
+            assert after["tool_calls"]
+
+
+def test_narrators_extend_the_notes(tasks: list[Task]) -> None:
+    from compoworld.rollout import Narrator, Note
+
+    class PolicyFirst:
+        def notes(self, task: Task, step: int, notes: list[Note]) -> list[Note]:
+            return [Note("rule", "The refund policy caps this at 500."), *notes]
+
+    narrator: Narrator = PolicyFirst()
+    trajectory = _run(tasks[0], OracleAgent(narrators=[narrator]))
+    assistant = [m for m in trajectory.messages if m["role"] == "assistant"][:-1]
+    assert all(m["reasoning_content"].startswith("The refund policy caps this at 500.")
+               for m in assistant if m.get("tool_calls"))

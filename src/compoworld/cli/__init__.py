@@ -10,6 +10,7 @@ from rich.console import Console
 from compoworld.cli import (
     _call,
     _catalog,
+    _curate,
     _demo,
     _experiment,
     _export,
@@ -51,6 +52,9 @@ app.command("demo")(_demo.demo)
 app.command("rollout")(_rollout.rollout_command)
 serve.command("mcp")(_serve_mcp.mcp)
 app.command("score")(_score.score_command)
+app.command("distill")(_curate.distill_command)
+app.command("calibrate")(_curate.calibrate_command)
+app.command("split")(_curate.split_command)
 app.add_typer(_export.app, name="export")
 app.add_typer(_train.app, name="train")
 app.add_typer(_experiment.app, name="experiment")

@@ -41,6 +41,6 @@ def rollouts_to_sft(tasks: list[Task], out: Path, console: Console) -> None:
     console.print(f"{len(tasks)} tasks × {GROUP} rollouts per agent, scored by replaying each "
                   "trajectory on its rebuilt world:")
     console.print(table)
-    stats = export_sft(oracle, out / "sft.jsonl", min_score=1.0)
-    console.print(f"{stats.kept} SFT records (tools + messages + meta) in {out}/sft.jsonl"
+    stats = export_sft(oracle, out / "sft.jsonl", min_score=1.0, tasks=tasks)
+    console.print(f"{stats.kept} SFT records (tools, meta, source, messages) in {out}/sft.jsonl"
                   + (f"; dropped {stats.dropped}" if stats.dropped else ""))

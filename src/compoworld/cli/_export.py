@@ -26,13 +26,25 @@ def sft(
     min_score: Annotated[float, typer.Option(
         help="Minimum score (1.0: full completion only).")] = 1.0,
     format: Annotated[str, typer.Option("--format", help="jsonl or parquet.")] = "jsonl",
+    form: Annotated[str, typer.Option(
+        help="release (the released schema) or trl (arguments and tools as JSON text).")
+    ] = "release",
+    tasks: Annotated[Path | None, typer.Option(
+        "--tasks", help="Tasks JSONL, for each record's generation recipe (meta.src); default: "
+                        "out/tasks.jsonl when it exists.")] = None,
     json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """SFT records (tools, messages, meta) of the scored trajectories that qualify."""
+    """SFT records (tools, meta, source, messages) of the scored trajectories that qualify."""
     if format not in ("jsonl", "parquet"):
         raise UserError(f"--format must be jsonl or parquet, got {format!r}")
+    if form not in ("release", "trl"):
+        raise UserError(f"--form must be release or trl, got {form!r}")
+    default = Path("out/tasks.jsonl")
+    task_file = tasks if tasks is not None else default if default.is_file() else None
     stats = export_sft(load_scored(scored), out, min_score=min_score,
-                       format=format)  # type: ignore[arg-type]
+                       format=format,  # type: ignore[arg-type]
+                       tasks=load_tasks(task_file) if task_file is not None else (),
+                       form=form)  # type: ignore[arg-type]
     if json:
         typer.echo(orjson.dumps({"kept": stats.kept, "dropped": stats.dropped,
                                  "out": stats.out}).decode())

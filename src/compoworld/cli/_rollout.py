@@ -18,7 +18,9 @@ console = Console(stderr=True)
 def rollout_command(
     tasks: Annotated[Path, typer.Option("--tasks", help="Tasks JSONL (compoworld generate).")] = Path(
         "out/tasks.jsonl"),
-    agent: Annotated[str, typer.Option(help="oracle, openai or local.")] = "oracle",
+    agent: Annotated[str, typer.Option(
+        help="oracle, oracle-stumble (one refused call, then the fix), openai or local.")
+    ] = "oracle",
     model: Annotated[str | None, typer.Option(
         help="Model name (openai agent; default: $COMPOWORLD_MODEL).")] = None,
     base_url: Annotated[str | None, typer.Option(

@@ -1,8 +1,7 @@
-"""SFT export: scored trajectories → tool-calling chat records (``tools``, ``messages``, ``meta``).
+"""SFT export: scored trajectories → SFT records (the release's schema, or the TRL-ready form).
 
-The record is the OpenAI tool-calling shape that TRL's ``SFTTrainer`` (a conversational
-dataset with a ``tools`` column) and most trainers read; arguments of tool calls stay JSON
-text, as the OpenAI format has them.
+The record shape lives in :mod:`compoworld.export._record`; the JSON Schema it follows is
+``compoworld/export/sft_record.schema.json`` (:data:`SFT_SCHEMA_PATH`).
 """
 
 from __future__ import annotations
@@ -10,66 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-import orjson
+from typing import TYPE_CHECKING, Any, Literal
 
 from compoworld.errors import UserError
+from compoworld.export._record import RecordForm, sft_record
 from compoworld.export._write import read_records, write_records
 from compoworld.scoring import ScoredTrajectory
 
+if TYPE_CHECKING:
+    from compoworld.tasks import Task
+
 Format = Literal["jsonl", "parquet"]
-
-
-def _message(message: dict[str, Any]) -> dict[str, Any]:
-    """One message in the record's shape (only the keys its role uses)."""
-    role = message.get("role")
-    if role == "assistant":
-        out: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
-        calls = message.get("tool_calls") or []
-        if calls:
-            out["tool_calls"] = [{
-                "id": c["id"], "type": "function",
-                "function": {"name": c["function"]["name"],
-                             "arguments": c["function"]["arguments"]
-                             if isinstance(c["function"]["arguments"], str)
-                             else orjson.dumps(c["function"]["arguments"]).decode()}}
-                for c in calls]
-        if message.get("reasoning_content"):
-            out["reasoning_content"] = message["reasoning_content"]
-        return out
-    if role == "tool":
-        return {"role": "tool", "tool_call_id": message["tool_call_id"],
-                "name": message.get("name", ""), "content": message.get("content") or ""}
-    return {"role": str(role), "content": message.get("content") or ""}
-
-
-def sft_record(scored: ScoredTrajectory) -> dict[str, Any]:
-    """The SFT record of one scored trajectory.
-
-    Example:
-        >>> import asyncio
-        >>> from compoworld.tasks import generate_tasks
-        >>> from compoworld.rollout import OracleAgent, run_episode
-        >>> from compoworld.scoring import score_trajectory
-        >>> task = next(generate_tasks(1, seed=0))
-        >>> record = sft_record(score_trajectory(task, asyncio.run(run_episode(task, OracleAgent()))))
-        >>> sorted(record), [m["role"] for m in record["messages"]][:3]
-        (['messages', 'meta', 'tools'], ['system', 'user', 'assistant'])
-    """
-    t = scored.trajectory
-    return {
-        "tools": t.tools,
-        "messages": [_message(m) for m in t.messages],
-        "meta": {
-            "task_id": t.task_id, "rollout_idx": t.rollout_idx,
-            "services": scored.labels.services, "domain": scored.labels.domain,
-            "capabilities": list(scored.labels.capabilities),
-            "rubric_score": scored.rubric_score, "score": scored.score,
-            "n_tool_calls": len(t.calls), "n_steps": t.n_steps, "interface": t.interface,
-            "finish_reason": t.finish_reason, "agent": t.agent, "model": t.model,
-        },
-    }
+SFT_SCHEMA_PATH = Path(__file__).with_name("sft_record.schema.json")
+"""The JSON Schema (draft 2020-12) of a release-form SFT record."""
 
 
 @dataclass
@@ -85,7 +37,8 @@ class ExportStats:
 
 
 def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: float = 1.0,
-               format: Format = "jsonl") -> ExportStats:
+               format: Format = "jsonl", *, tasks: Iterable[Task] = (),
+               form: RecordForm = "release") -> ExportStats:
     """Write the SFT records of the trajectories that qualify.
 
     A trajectory qualifies when its ``score`` (full completion: 1.0 or 0.0) is at least
@@ -98,6 +51,10 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
         out: The file to write (replaced).
         min_score: Minimum ``score``.
         format: ``jsonl`` or ``parquet``.
+        tasks: The trajectories' tasks, for each record's ``meta.src`` (the generation
+            recipe); a trajectory whose task is not given gets null recipe fields.
+        form: ``release`` (the released schema: arguments as objects) or ``trl`` (arguments
+            and tools as JSON text, for ``datasets`` and TRL as they are).
 
     Returns:
         How many records were written, and the drops by reason.
@@ -107,6 +64,9 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
     """
     if format not in ("jsonl", "parquet"):
         raise UserError(f"format must be 'jsonl' or 'parquet', got {format!r}")
+    if form not in ("release", "trl"):
+        raise UserError(f"form must be 'release' or 'trl', got {form!r}")
+    by_id = {t.id: t for t in tasks}
     stats = ExportStats(out=str(out))
     records = []
     for s in scored:
@@ -117,8 +77,8 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
         elif s.replay_mismatches:
             stats.drop("replay_mismatch")
         else:
-            records.append(sft_record(s))
-    write_records(records, Path(out), format, sft=True)
+            records.append(sft_record(s, by_id.get(s.task_id), form=form))
+    write_records(records, Path(out), format, sft=form)
     stats.kept = len(records)
     return stats
 

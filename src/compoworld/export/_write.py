@@ -10,9 +10,10 @@ import orjson
 from compoworld.errors import UserError
 
 
-def _sft_features() -> Any:
+def _sft_features(form: str) -> Any:
     """``datasets`` features of an SFT record: tools and messages as JSON objects (their keys
-    vary from one tool or message to the next), meta as typed columns."""
+    vary from one tool or message to the next; TRL form: tools as text), meta as typed
+    columns with ``src`` as a JSON object."""
     try:
         from datasets import Features, Json, List, Value
     except ImportError:  # pragma: no cover - datasets comes with the train extra
@@ -20,25 +21,28 @@ def _sft_features() -> Any:
                         "pip install 'compoworld[train]'") from None
     text, count, rate = Value("string"), Value("int64"), Value("float64")
     return Features({
-        "tools": List(Json()), "messages": List(Json()),
-        "meta": {"task_id": text, "rollout_idx": count, "services": List(text), "domain": text,
-                 "capabilities": List(text), "rubric_score": rate, "score": rate,
-                 "n_tool_calls": count, "n_steps": count, "interface": text,
-                 "finish_reason": text, "agent": text, "model": text}})
+        "tools": List(Json()) if form == "release" else text,
+        "meta": {"task_id": text, "src": Json(), "rollout_idx": count, "rubric_score": rate,
+                 "score": rate, "net_score": rate, "n_tool_calls": count,
+                 "n_real_tool_calls": count, "n_steps": count, "discover_mode": text,
+                 "finish_reason": text, "services": List(text), "domain": text,
+                 "capabilities": List(text)},
+        "source": text, "messages": List(Json())})
 
 
 def write_records(records: list[dict[str, Any]], path: Path, format: str, *,
-                  sft: bool = False) -> None:
+                  sft: str | None = None) -> None:
     """Write ``records`` to ``path`` (replacing it only once the new file is complete).
 
-    Parquet SFT records go through ``datasets`` with :func:`_sft_features`, so that tools and
+    ``sft`` names the form of SFT records (``release`` or ``trl``). Parquet SFT records go
+    through ``datasets`` with :func:`_sft_features`, so that tools and
     messages keep their own keys (a plain Arrow table would merge the keys of every tool
     schema into one struct and fill the gaps with nulls); ``datasets.load_dataset("parquet")``
     reads them back as they were.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    if format == "jsonl":
+    if format == "jsonl":  # orjson writes UTF-8 as is (ensure_ascii=False) and keeps key order
         tmp.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     else:
         try:
@@ -49,7 +53,7 @@ def write_records(records: list[dict[str, Any]], path: Path, format: str, *,
         if sft:
             from datasets import Dataset
 
-            table = Dataset.from_list(records, features=_sft_features()).data.table
+            table = Dataset.from_list(records, features=_sft_features(sft)).data.table
         else:
             table = pa.Table.from_pylist(records)
         pq.write_table(table, tmp)
@@ -59,7 +63,7 @@ def write_records(records: list[dict[str, Any]], path: Path, format: str, *,
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Records of a JSONL or Parquet file written by :func:`write_records`, as they were written.
 
-    Parquet columns stored as ``datasets`` ``Json`` values (tools, messages) come back from
+    Parquet columns stored as ``datasets`` ``Json`` values (tools, messages, meta.src) come back from
     pyarrow as JSON text; they are decoded here.
 
     Raises:
@@ -84,4 +88,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value) and (
                     key in ("tools", "messages")):
                 row[key] = [orjson.loads(v) for v in value]
+        meta = row.get("meta")
+        if isinstance(meta, dict) and isinstance(meta.get("src"), str):
+            meta["src"] = orjson.loads(meta["src"])
     return rows

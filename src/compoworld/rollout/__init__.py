@@ -13,6 +13,7 @@ from compoworld.rollout._agent import Agent
 from compoworld.rollout._chat import AGENT_KINDS, AgentKind, AgentSpec, ChatAgent, make_agent
 from compoworld.rollout._episode import MAX_ARGUMENT_CHARS, Episode, run_episode
 from compoworld.rollout._mcp import EpisodeServer
+from compoworld.rollout._narration import Narrator, Note, NoteKind
 from compoworld.rollout._oracle import OracleAgent
 from compoworld.rollout._runner import (
     EpisodeSettings,
@@ -46,6 +47,9 @@ __all__ = [
     "EpisodeSettings",
     "ErrorSource",
     "FinishReason",
+    "Narrator",
+    "Note",
+    "NoteKind",
     "OracleAgent",
     "RolloutSink",
     "RolloutStats",

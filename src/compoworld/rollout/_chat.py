@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from compoworld.rollout._agent import Agent
     from compoworld.tasks import Task
 
-AgentKind = Literal["oracle", "openai", "local"]
-AGENT_KINDS: tuple[AgentKind, ...] = ("oracle", "openai", "local")
+AgentKind = Literal["oracle", "oracle-stumble", "openai", "local"]
+AGENT_KINDS: tuple[AgentKind, ...] = ("oracle", "oracle-stumble", "openai", "local")
 
 
 class ChatAgent:
@@ -95,7 +95,8 @@ def make_agent(kind: str = "oracle", *, model: str | None = None, base_url: str 
     """An agent by name.
 
     Args:
-        kind: ``oracle`` (plays the reference plan, no model), ``openai`` (an
+        kind: ``oracle`` (plays the reference plan, no model), ``oracle-stumble`` (the
+            oracle with one refused call it recovers from), ``openai`` (an
             OpenAI-compatible endpoint: ``model``, ``base_url``, ``api_key``) or ``local``
             (the bundled SmolLM2 in process).
         model: Model name (``openai``: default ``$COMPOWORLD_MODEL``).
@@ -112,10 +113,10 @@ def make_agent(kind: str = "oracle", *, model: str | None = None, base_url: str 
         >>> make_agent("oracle").name
         'oracle'
     """
-    if kind == "oracle":
+    if kind in ("oracle", "oracle-stumble"):
         from compoworld.rollout._oracle import OracleAgent
 
-        return OracleAgent()
+        return OracleAgent(stumble=kind == "oracle-stumble")
     if kind == "openai" or kind == "local":
         from compoworld.models import make_client
 

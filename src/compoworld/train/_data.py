@@ -48,9 +48,9 @@ def sft_records(tasks: Iterable[Task]) -> list[dict[str, Any]]:
         return [await run_episode(task, agent) for task in items]
 
     items = list(tasks)
-    scored = [score_trajectory(task, trajectory)
-              for task, trajectory in zip(items, asyncio.run(run_all(items)), strict=True)]
-    return [sft_record(s) for s in scored if s.score == 1.0]
+    return [sft_record(s, task) for task, trajectory in zip(items, asyncio.run(run_all(items)),
+                                                            strict=True)
+            if (s := score_trajectory(task, trajectory)).score == 1.0]
 
 
 def load_sft_records(path: str | Path) -> list[dict[str, Any]]:
@@ -59,21 +59,12 @@ def load_sft_records(path: str | Path) -> list[dict[str, Any]]:
     Raises:
         UserError: No such file, or a record without ``messages``.
     """
+    from compoworld.export import load_sft
+
     file = Path(path)
     if not file.is_file():
         raise UserError(f"no SFT data file {str(path)!r} (make one with `compoworld export sft`)")
-    if file.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        records = pq.read_table(file).to_pylist()
-    else:
-        records = []
-        for number, line in enumerate(file.read_bytes().splitlines(), start=1):
-            if line.strip():
-                try:
-                    records.append(orjson.loads(line))
-                except orjson.JSONDecodeError as error:
-                    raise UserError(f"{file}:{number} is not JSON: {error}") from None
+    records = load_sft(file)
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
             raise UserError(f"{file}: record {number} has no 'messages' list")
@@ -97,13 +88,15 @@ def load_task_file(path: str | Path) -> list[Task]:
 def sft_dataset(records: Iterable[dict[str, Any]]) -> Any:
     """A ``datasets.Dataset`` for TRL's ``SFTTrainer``: ``messages`` plus ``tools`` as JSON text.
 
-    TRL reads a ``tools`` column given as JSON text; as text, the tool schemas of different
-    records never get merged into one Arrow struct (which would fill them with nulls).
+    Takes SFT records of either form (``release`` or ``trl``). TRL reads a ``tools`` column
+    given as JSON text; as text, the tool schemas of different records never get merged into
+    one Arrow struct (which would fill them with nulls).
     """
     from datasets import Dataset
 
     rows = [{"messages": [_plain(m) for m in r["messages"]],
-             "tools": orjson.dumps(r.get("tools") or []).decode()} for r in records]
+             "tools": tools if isinstance(tools := r.get("tools") or [], str)
+             else orjson.dumps(tools).decode()} for r in records]
     if not rows:
         raise UserError("no SFT records to train on")
     return Dataset.from_list(rows)
