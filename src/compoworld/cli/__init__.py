@@ -23,6 +23,7 @@ from compoworld.cli import (
     _tasks,
     _train,
     _types,
+    _view,
 )
 from compoworld.errors import UserError
 
@@ -54,6 +55,7 @@ app.command("score")(_score.score_command)
 app.add_typer(_export.app, name="export")
 app.add_typer(_train.app, name="train")
 app.add_typer(_experiment.app, name="experiment")
+app.command("view")(_view.view)
 
 
 def main() -> None:
