@@ -1,0 +1,155 @@
+"""The viewer in a real browser: headless Debian chromium driven by Playwright (no browser
+download), over the exported files (``file://``) and over the local server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from compoworld.view import Bundle, build_bundle, export_viewer, serve
+
+sync_api = pytest.importorskip("playwright.sync_api")
+EXECUTABLE = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+"""Debian's chromium (``.ci/run`` installs it)."""
+if EXECUTABLE is None:
+    if os.environ.get("COMPOWORLD_REQUIRE_BROWSER"):
+        raise RuntimeError("COMPOWORLD_REQUIRE_BROWSER is set but no chromium is installed")
+    pytest.skip("no chromium (apt-get install -y chromium; .ci/run does)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=EXECUTABLE, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("request", lambda request: errors.append(f"network: {request.url}")
+            if not request.url.startswith(("file://", "http://127.0.0.1")) else None)
+    yield page
+    page.close()
+    assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def bundle(files: dict[str, Path]) -> Bundle:
+    return build_bundle([files["tasks"], files["rollouts"], files["scored"]])
+
+
+@pytest.fixture(scope="module")
+def exported(bundle: Bundle, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return export_viewer(bundle, tmp_path_factory.mktemp("view") / "site").as_uri()
+
+
+def test_tasks_list_filters_and_a_task_renders(page: Any, exported: str, bundle: Bundle) -> None:
+    page.goto(exported + "#/tasks")
+    count = page.locator(".filters .count")
+    sync_api.expect(count).to_have_text("3 of 3 tasks")
+    task = bundle.tasks[1]
+    others = [t for t in bundle.tasks if t is not task]
+    only = next(s for s in task["involved"] if all(s not in t["involved"] for t in others))
+    page.get_by_placeholder("search id, instruction, service").fill(only)
+    sync_api.expect(count).to_have_text("1 of 3 tasks")
+    assert f"q={only}" in page.url  # the filter is in the URL: a link reopens it
+    page.get_by_role("link", name=task["id"]).click()
+
+    sync_api.expect(page.locator(".instruction").first).to_have_text(task["instruction"])
+    sync_api.expect(page.locator(".step")).to_have_count(len(task["plan"]))
+    sync_api.expect(page.locator("table.rubric tbody tr")).to_have_count(len(task["rubric"]))
+    sync_api.expect(page.locator("ul.gates li.pass")).to_have_count(sum(task["verification"].values()))
+    for service in task["distractors"]:
+        sync_api.expect(page.locator(".chip.distractor", has_text=service)).to_be_visible()
+    # where a value came from: a later step names the earlier one it read
+    assert page.locator("table.args", has_text="step 1").count() >= 1
+
+
+def test_a_trajectory_renders_its_calls_errors_and_verdicts(page: Any, exported: str, bundle: Bundle,
+                                                             tmp_path: Path) -> None:
+    row = next(r for r in bundle.index["runs"] if r["agent"] == "probe-write-all" and r["agent_errors"])
+    run = bundle.runs[row["i"]]
+    page.goto(exported + f"#/run/{row['i']}")
+    sync_api.expect(page.locator("h1")).to_have_text(f"{row['task']} · #{row['r']}")
+    sync_api.expect(page.locator(".call")).to_have_count(len(run["trajectory"]["calls"]))
+    sync_api.expect(page.locator(".result.agent-error")).to_have_count(row["agent_errors"])
+    criteria = run["scored"]["criteria"]
+    sync_api.expect(page.locator("ul.verdicts li")).to_have_count(len(criteria))
+    sync_api.expect(page.locator("ul.verdicts li.fail")).to_have_count(sum(not c["passed"] for c in criteria))
+    first = criteria[0]
+    sync_api.expect(page.locator("ul.verdicts li").first).to_contain_text(first["reason"])
+    shot = tmp_path / "trajectory.png"
+    page.screenshot(path=str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+    page.goto(exported + "#/runs?outcome=failed")
+    sync_api.expect(page.locator(".filters .count")).to_have_text("6 of 9 trajectories")
+
+
+def test_a_group_side_by_side_and_the_summary(page: Any, exported: str, bundle: Bundle) -> None:
+    group = bundle.index["groups"][0]
+    page.goto(exported + "#/group/0")
+    sync_api.expect(page.locator("table.matrix thead th")).to_have_count(2 + len(group["runs"]))
+    sync_api.expect(page.locator("table.matrix tbody tr")).to_have_count(len(group["cfr_weights"]))
+    # the oracle's CFR reward
+    sync_api.expect(page.locator("table.matrix tfoot tr").first).to_contain_text("1")
+
+    page.goto(exported + "#/summary")
+    summary = bundle.index["summary"]
+    sync_api.expect(page.locator(".stat").nth(2)).to_contain_text("33.3%")
+    kinds = page.locator("section", has_text="Pass rate per criterion kind").locator(".bar-row")
+    sync_api.expect(kinds).to_have_count(len(summary["by_kind"]))
+    failed = page.locator("section", has_text="Most-failed criteria").locator("tbody tr")
+    sync_api.expect(failed).to_have_count(len(summary["most_failed"]))
+
+
+def test_served_page_loads_chunks_and_tools_lazily(page: Any, bundle: Bundle) -> None:
+    server = serve(bundle, port=0, block=False)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        loaded: list[str] = []
+        page.on("request", lambda request: loaded.append(request.url.removeprefix(url)))
+        page.goto(url + "#/runs")
+        sync_api.expect(page.locator(".filters .count")).to_have_text("9 of 9 trajectories")
+        assert not any(u.startswith("data/runs/") for u in loaded)  # the list needs the index only
+        page.locator("table.list tbody tr").first.locator("a").click()
+        sync_api.expect(page.locator("ul.verdicts li").first).to_be_visible()
+        assert "data/runs/0.js" in loaded
+        page.get_by_text("tools offered").click()
+        toolset = bundle.runs[0]["trajectory"]["tools"]
+        sync_api.expect(page.locator("details.tooldef")).to_have_count(toolset["count"])
+        assert f"data/tools/{toolset['toolset']}.js" in loaded
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tmp_path: Path) -> None:
+    lines = [orjson.loads(line) for line in files["scored"].read_bytes().splitlines()]
+    message = next(m for m in lines[0]["trajectory"]["messages"] if m["role"] == "assistant")
+    message["reasoning_content"] = "The list comes first; then the write."
+    report = "## Report\n\n- **created** the record\n- `id` noted\n\n<b>not html</b>"
+    lines[0]["trajectory"]["final_message"] = report
+    lines[0]["trajectory"]["judge"] = {"verdict": "ok"}
+    newer = tmp_path / "scored.jsonl"
+    newer.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    site = export_viewer(build_bundle([files["tasks"], newer]), tmp_path / "site")
+    page.goto(site.as_uri() + "#/run/0")
+    sync_api.expect(page.locator("#notes .note")).to_contain_text("trajectory.judge")
+    sync_api.expect(page.locator("details.reasoning")).to_contain_text("The list comes first")
+    answer = page.locator("section", has_text="Final answer")
+    sync_api.expect(answer.locator("h4")).to_have_text("Report")
+    sync_api.expect(answer.locator("li strong")).to_have_text("created")
+    sync_api.expect(answer).to_contain_text("<b>not html</b>")  # escaped, never parsed
+    sync_api.expect(page.locator("section", has_text="Other fields")).to_contain_text("verdict")
