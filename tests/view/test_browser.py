@@ -58,8 +58,8 @@ def test_tasks_list_filters_and_a_task_renders(page: Any, exported: str, bundle:
     page.goto(exported + "#/tasks")
     count = page.locator(".filters .count")
     sync_api.expect(count).to_have_text("3 of 3 tasks")
-    task = bundle.tasks[1]
-    others = [t for t in bundle.tasks if t is not task]
+    task = bundle.task(1)
+    others = [bundle.task(i) for i in (0, 2)]
     only = next(s for s in task["involved"] if all(s not in t["involved"] for t in others))
     page.get_by_placeholder("search id, instruction, service").fill(only)
     sync_api.expect(count).to_have_text("1 of 3 tasks")
@@ -79,7 +79,7 @@ def test_tasks_list_filters_and_a_task_renders(page: Any, exported: str, bundle:
 def test_a_trajectory_renders_its_calls_errors_and_verdicts(page: Any, exported: str, bundle: Bundle,
                                                              tmp_path: Path) -> None:
     row = next(r for r in bundle.index["runs"] if r["agent"] == "probe-write-all" and r["agent_errors"])
-    run = bundle.runs[row["i"]]
+    run = bundle.run(row["i"])
     page.goto(exported + f"#/run/{row['i']}")
     sync_api.expect(page.locator("h1")).to_have_text(f"{row['task']} · #{row['r']}")
     sync_api.expect(page.locator(".call")).to_have_count(len(run["trajectory"]["calls"]))
@@ -127,7 +127,7 @@ def test_served_page_loads_chunks_and_tools_lazily(page: Any, bundle: Bundle) ->
         sync_api.expect(page.locator("ul.verdicts li").first).to_be_visible()
         assert "data/runs/0.js" in loaded
         page.get_by_text("tools offered").click()
-        toolset = bundle.runs[0]["trajectory"]["tools"]
+        toolset = bundle.run(0)["trajectory"]["tools"]
         sync_api.expect(page.locator("details.tooldef")).to_have_count(toolset["count"])
         assert f"data/tools/{toolset['toolset']}.js" in loaded
     finally:

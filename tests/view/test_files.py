@@ -14,7 +14,9 @@ def test_kinds_are_told_apart_by_content(files: dict[str, Path]) -> None:
     for kind, path in files.items():
         source, records = read_source(path)
         assert source.kind == kind
-        assert source.count == len(records) > 0
+        assert source.count == len(records) == len(path.read_bytes().splitlines()) > 0
+        first = records.read([0])[0]
+        assert first == orjson.loads(path.read_bytes().splitlines()[0])
         assert source.notes == ()
 
 
@@ -61,14 +63,14 @@ def test_unknown_fields_are_kept_and_noted(files: dict[str, Path], tmp_path: Pat
     source, records = read_source(newer)
     assert source.kind == "scored" and len(records) == len(lines)
     assert "trajectory.report" in source.notes[0] and "criteria.evidence" in source.notes[0]
-    assert records[0]["trajectory"]["report"] == "# Report\n- done"
+    assert records.read([0])[0]["trajectory"]["report"] == "# Report\n- done"
 
     tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
     tasks[0]["scenario"] = {"purpose": "quarterly close", "rules": [{"id": "rule-1"}]}
     newer_tasks = tmp_path / "tasks.jsonl"
     newer_tasks.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
     bundle = build_bundle([newer_tasks, newer])
-    assert bundle.tasks[0]["scenario"]["purpose"] == "quarterly close"
+    assert bundle.task(0)["scenario"]["purpose"] == "quarterly close"
     assert "scenario" in bundle.index["sources"][0]["notes"][0]
 
 
@@ -81,7 +83,7 @@ def test_bundle_indexes_groups_rewards_and_summary(files: dict[str, Path]) -> No
     bundle = build_bundle([files["tasks"], files["rollouts"], files["scored"]])
     index = bundle.index
     # the rollouts file repeats the scored trajectories: each is shown once, with its scores
-    assert len(bundle.runs) == 9 and all(run["scored"] is not None for run in bundle.runs)
+    assert len(bundle.runs) == 9 and all(bundle.run(i)["scored"] is not None for i in range(9))
     assert [len(g["runs"]) for g in index["groups"]] == [3, 3, 3]
     for group in index["groups"]:
         weights = group["cfr_weights"]
@@ -95,8 +97,9 @@ def test_bundle_indexes_groups_rewards_and_summary(files: dict[str, Path]) -> No
     assert {row["name"] for row in summary["by_kind"]} >= {"state", "call", "no_collateral"}
     assert sum(summary["histograms"]["CFR reward"]) == 9
     # the tools offered are stored once per world, not once per rollout
-    assert len(bundle.toolsets) == 3
-    assert all(run["trajectory"]["tools"]["toolset"] in bundle.toolsets for run in bundle.runs)
+    names = dict(bundle.data_files())
+    assert len(bundle.toolsets) == 3 and all(f"tools/{k}.js" in names for k in bundle.toolsets)
+    assert all(bundle.run(i)["trajectory"]["tools"]["toolset"] in bundle.toolsets for i in range(9))
 
 
 def test_data_files_are_scripts_and_chunks(files: dict[str, Path]) -> None:
@@ -106,8 +109,27 @@ def test_data_files_are_scripts_and_chunks(files: dict[str, Path]) -> None:
     for body in names.values():
         assert body.startswith(b"CW.receive(") and body.endswith(b");\n")
     chunk = orjson.loads(names["tasks/0.js"].split(b",", 1)[1][:-3])
-    assert [t["id"] for t in chunk] == [t["id"] for t in bundle.tasks][:CHUNK]
+    assert [t["id"] for t in chunk] == [bundle.task(i)["id"] for i in range(len(bundle.tasks))][:CHUNK]
     with pytest.raises(KeyError):
         bundle.script("tasks/99")
     with pytest.raises(KeyError):
         bundle.script("../secret")
+
+
+def test_a_large_file_is_indexed_from_heads_and_validated_per_record(
+        files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compoworld.view import _files
+
+    monkeypatch.setattr(_files, "VALIDATE_UPFRONT", 0)  # every file counts as large
+    lines = [orjson.loads(line) for line in files["scored"].read_bytes().splitlines()]
+    lines[0]["trajectory"]["report"] = "new field: fine"
+    lines[1]["score"] = "high"  # wrong type: the model refuses it
+    path = tmp_path / "scored.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
+    source, records = read_source(path)
+    assert "validated when opened" in source.notes[0] and "trajectory.report" in source.notes[1]
+    first, second, third = records.read([0, 1, 2])
+    assert "_invalid" not in first and "_invalid" not in third
+    assert second["_invalid"].startswith("score:")
+    bundle = build_bundle([files["tasks"], path])
+    assert bundle.index["runs"][0]["score"] == 1.0  # the index comes from the heads

@@ -18,7 +18,7 @@ import numpy as np
 import orjson
 
 from compoworld.rewards import binary, cfr, cfr_weights, uniform
-from compoworld.view._files import Source, read_source
+from compoworld.view._files import Records, Source, read_source
 from compoworld.view._summary import summarize_bundle
 
 CHUNK = 50
@@ -27,22 +27,39 @@ CHUNK = 50
 
 @dataclass
 class Bundle:
-    """Everything the page shows, indexed.
+    """Everything the page shows, indexed; the records stay on disk until a page opens them.
 
     Attributes:
         sources: The files read, in order.
-        tasks: Task records as the files hold them.
-        runs: One dict per trajectory: ``trajectory`` (its tools replaced by a toolset key),
-            ``scored`` (the scored record without the trajectory, or None), ``file``.
-        toolsets: Toolset key → the tools offered (shared by every rollout of a world).
+        files: Each file's records (heads in memory, bodies read by offset).
+        tasks: (file, position) of each task.
+        runs: (file, position) of each trajectory, scored or not.
         index: The JSON-able index the page loads first.
     """
 
     sources: list[Source]
-    tasks: list[dict[str, Any]]
-    runs: list[dict[str, Any]]
-    toolsets: dict[str, list[Any]] = field(default_factory=dict)
+    files: list[Records]
+    tasks: list[tuple[int, int]]
+    runs: list[tuple[int, int]]
     index: dict[str, Any] = field(default_factory=dict)
+    _toolsets: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def head(self, ref: tuple[int, int]) -> dict[str, Any]:
+        """The head of a record (the fields the index reads)."""
+        return self.files[ref[0]].heads[ref[1]]
+
+    def task(self, i: int) -> dict[str, Any]:
+        """Task ``i`` as its file holds it."""
+        return self._read([self.tasks[i]])[0]
+
+    def run(self, i: int) -> dict[str, Any]:
+        """Trajectory ``i`` as the page gets it (see :meth:`script`)."""
+        return self._run(self.runs[i], self._read([self.runs[i]])[0])
+
+    @property
+    def toolsets(self) -> list[str]:
+        """The keys of the tool lists met so far (one per world, whatever its rollouts)."""
+        return list(self._toolsets)
 
     def data_files(self) -> Iterator[tuple[str, bytes]]:
         """Every data file of the viewer, as (path under ``data/``, bytes)."""
@@ -51,7 +68,7 @@ class Bundle:
             yield f"tasks/{n}.js", self.script(f"tasks/{n}")
         for n in range(_chunks(len(self.runs))):
             yield f"runs/{n}.js", self.script(f"runs/{n}")
-        for key in self.toolsets:
+        for key in list(self._toolsets):  # every run chunk was made: every toolset is known
             yield f"tools/{key}.js", self.script(f"tools/{key}")
 
     def script(self, name: str) -> bytes:
@@ -61,22 +78,46 @@ class Bundle:
             KeyError: No such data file.
         """
         value: Any
+        kind, _, key = name.partition("/")
         if name == "index":
             value = self.index
+        elif kind == "tools" and key in self._toolsets:
+            file, at = self._toolsets[key]
+            record = self.files[file].read([at])[0]
+            holder = (record.get("trajectory") or {}) if self.files[file].kind == "scored" else record
+            value = holder.get("tools")
+        elif kind in ("tasks", "runs") and key.isdigit() and int(key) < _chunks(len(getattr(self, kind))):
+            refs = getattr(self, kind)[int(key) * CHUNK:(int(key) + 1) * CHUNK]
+            records = self._read(refs)
+            value = records if kind == "tasks" else [
+                self._run(ref, r) for ref, r in zip(refs, records, strict=True)]
         else:
-            kind, _, key = name.partition("/")
-            if kind == "tools":
-                value = self.toolsets[key]
-            elif kind in ("tasks", "runs") and key.isdigit():
-                records = self.tasks if kind == "tasks" else self.runs
-                n = int(key)
-                if n >= _chunks(len(records)):
-                    raise KeyError(name)
-                value = records[n * CHUNK:(n + 1) * CHUNK]
-            else:
-                raise KeyError(name)
+            raise KeyError(name)
         body = orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS)
         return b"CW.receive(" + orjson.dumps(name) + b"," + body + b");\n"
+
+    def _read(self, refs: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        by_file: dict[int, list[int]] = {}
+        for file, at in refs:
+            by_file.setdefault(file, []).append(at)
+        read = {file: dict(zip(ats, self.files[file].read(ats), strict=True))
+                for file, ats in by_file.items()}
+        return [read[file][at] for file, at in refs]
+
+    def _run(self, ref: tuple[int, int], record: dict[str, Any]) -> dict[str, Any]:
+        """A trajectory for the page: ``trajectory`` (tools replaced by a toolset key),
+        ``scored`` (the scores without the trajectory, or None)."""
+        if self.files[ref[0]].kind == "scored":
+            trajectory = dict(record.get("trajectory") or {})
+            scored: dict[str, Any] | None = {k: v for k, v in record.items() if k != "trajectory"}
+        else:
+            trajectory, scored = record, None
+        tools = trajectory.pop("tools", None)
+        if isinstance(tools, list):
+            key = hashlib.blake2b(orjson.dumps(tools), digest_size=8).hexdigest()
+            self._toolsets.setdefault(key, ref)
+            trajectory["tools"] = {"toolset": key, "count": len(tools)}
+        return {"file": ref[0], "trajectory": trajectory, "scored": scored}
 
 
 def build_bundle(paths: Sequence[str | Path]) -> Bundle:
@@ -89,41 +130,26 @@ def build_bundle(paths: Sequence[str | Path]) -> Bundle:
         UserError: A file is missing or is not a tasks, rollouts or scored file.
     """
     sources: list[Source] = []
-    tasks: list[dict[str, Any]] = []
-    runs: list[dict[str, Any]] = []
-    toolsets: dict[str, list[Any]] = {}
+    files: list[Records] = []
     for path in paths:
         source, records = read_source(path)
-        file = len(sources)
         sources.append(source)
-        if source.kind == "tasks":
-            tasks.extend(records)
-        for record in records if source.kind != "tasks" else ():
-            if source.kind == "scored":
-                trajectory = record.get("trajectory") or {}
-                scored = {k: v for k, v in record.items() if k != "trajectory"}
-            else:
-                trajectory, scored = record, None
-            trajectory = dict(trajectory)
-            tools = trajectory.pop("tools", None)
-            if tools is not None:
-                key = hashlib.blake2b(orjson.dumps(tools), digest_size=8).hexdigest()
-                toolsets.setdefault(key, tools)
-                trajectory["tools"] = {"toolset": key, "count": len(tools)}
-            runs.append({"file": file, "trajectory": trajectory, "scored": scored})
-    runs = _drop_unscored_duplicates(runs)
-    bundle = Bundle(sources, tasks, runs, toolsets)
+        files.append(records)
+    tasks = [(f, i) for f, r in enumerate(files) if r.kind == "tasks" for i in range(len(r))]
+    runs = [(f, i) for f, r in enumerate(files) if r.kind != "tasks" for i in range(len(r))]
+    bundle = Bundle(sources, files, tasks, _drop_unscored_duplicates(files, runs))
     bundle.index = _index(bundle)
     return bundle
 
 
-def _drop_unscored_duplicates(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    def key(run: dict[str, Any]) -> tuple[Any, ...]:
-        t = run["trajectory"]
+def _drop_unscored_duplicates(files: list[Records], runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def key(ref: tuple[int, int]) -> tuple[Any, ...]:
+        head = files[ref[0]].heads[ref[1]]
+        t = head.get("trajectory", head)
         return t.get("task_id"), t.get("rollout_idx"), t.get("agent"), t.get("model")
 
-    scored = {key(r) for r in runs if r["scored"] is not None}
-    return [r for r in runs if r["scored"] is not None or key(r) not in scored]
+    scored = {key(r) for r in runs if files[r[0]].kind == "scored"}
+    return [r for r in runs if files[r[0]].kind == "scored" or key(r) not in scored]
 
 
 def _chunks(n: int) -> int:
@@ -131,25 +157,31 @@ def _chunks(n: int) -> int:
 
 
 def _index(bundle: Bundle) -> dict[str, Any]:
-    task_at = {t.get("id"): i for i, t in enumerate(bundle.tasks)}
+    tasks = [bundle.head(ref) for ref in bundle.tasks]
+    runs: list[dict[str, Any]] = []
+    for ref in bundle.runs:
+        head = bundle.head(ref)
+        scored = bundle.files[ref[0]].kind == "scored"
+        runs.append({"file": ref[0], "trajectory": head["trajectory"] if scored else head,
+                     "scored": head if scored else None})
+    task_at = {t.get("id"): i for i, t in enumerate(tasks)}
     groups: dict[tuple[int, str], list[int]] = {}
-    for i, run in enumerate(bundle.runs):
+    for i, run in enumerate(runs):
         groups.setdefault((run["file"], run["trajectory"].get("task_id")), []).append(i)
     rewards: dict[int, dict[str, float]] = {}
     group_rows = []
     for (file, task_id), members in groups.items():
-        members.sort(key=lambda i: bundle.runs[i]["trajectory"].get("rollout_idx", 0))
-        weights, per_run = _group_rewards([bundle.runs[i]["scored"] for i in members])
+        members.sort(key=lambda i: runs[i]["trajectory"].get("rollout_idx") or 0)
+        weights, per_run = _group_rewards([runs[i]["scored"] for i in members])
         rewards.update(zip(members, per_run, strict=True))
         group_rows.append({"task": task_id, "t": task_at.get(task_id, -1), "file": file,
                            "runs": members, "cfr_weights": weights})
-    run_rows = [_run_row(i, run, task_at, bundle.tasks, rewards.get(i, {}))
-                for i, run in enumerate(bundle.runs)]
+    run_rows = [_run_row(i, run, task_at, tasks, rewards.get(i, {})) for i, run in enumerate(runs)]
     runs_of_task: dict[Any, list[int]] = {}
-    for i, run in enumerate(bundle.runs):
+    for i, run in enumerate(runs):
         runs_of_task.setdefault(run["trajectory"].get("task_id"), []).append(i)
     task_rows = [_task_row(i, t, [run_rows[j] for j in runs_of_task.get(t.get("id"), [])])
-                 for i, t in enumerate(bundle.tasks)]
+                 for i, t in enumerate(tasks)]
     return {
         "chunk": CHUNK,
         "sources": [{"path": s.path, "name": Path(s.path).name, "kind": s.kind, "count": s.count,
@@ -157,7 +189,7 @@ def _index(bundle: Bundle) -> dict[str, Any]:
         "tasks": task_rows,
         "runs": run_rows,
         "groups": group_rows,
-        "summary": summarize_bundle(bundle.tasks, bundle.runs, run_rows),
+        "summary": summarize_bundle(tasks, runs, run_rows),
     }
 
 
@@ -166,9 +198,10 @@ def _group_rewards(scored: list[dict[str, Any] | None]) -> tuple[list[float] | N
     group with an unscored rollout or rubrics of different lengths."""
     if any(s is None for s in scored):
         return None, [{} for _ in scored]
-    passes = [[float(p) for p in s["passes"]] for s in scored if s is not None]
+    passes = [[float(p or 0) for p in s["passes"]] for s in scored if s is not None]
     base = scored[0]["weights"] if scored[0] is not None else []
-    if not passes or len({len(p) for p in passes}) != 1 or len(base) != len(passes[0]) or not base:
+    if (not passes or len({len(p) for p in passes}) != 1 or len(base) != len(passes[0]) or not base
+            or None in base):
         return None, [{} for _ in scored]
     x = np.asarray([passes], dtype=np.float64)
     w = np.asarray(base, dtype=np.float64)
@@ -212,7 +245,7 @@ def _run_row(i: int, run: dict[str, Any], task_at: dict[Any, int], tasks: list[d
         "i": i, "task": t.get("task_id"), "t": at,
         "r": t.get("rollout_idx"), "agent": t.get("agent"), "model": t.get("model"),
         "file": run["file"], "finish": t.get("finish_reason"), "calls": len(calls),
-        "agent_errors": len(failed) - env, "env_errors": max(env, s.get("env_errors") or 0),
+        "agent_errors": len(failed) - env, "env_errors": max(env, int(s.get("env_errors") or 0)),
         "mismatches": len(s.get("replay_mismatches") or []),
         "score": s.get("score"), "rubric": s.get("rubric_score"),
         "failed": [c.get("id") for c in s.get("criteria") or [] if not c.get("passed")],

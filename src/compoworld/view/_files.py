@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from compoworld.errors import UserError
 from compoworld.rollout import Trajectory
 from compoworld.scoring import ScoredTrajectory, load_scored, load_trajectories
 from compoworld.tasks import Task, load_tasks
+from compoworld.view._heads import HEADS
 
 Kind = Literal["tasks", "rollouts", "scored"]
 
@@ -32,6 +33,17 @@ _REQUIRED: dict[Kind, frozenset[str]] = {
 _EXPECTED = "expected a tasks, rollouts or scored JSONL file (compoworld generate, rollout, score)"
 
 
+VALIDATE_UPFRONT = 64_000_000
+"""Files up to this size go through the project's loader when read; a larger one is indexed
+from its records' heads and each record is validated by the project's model when opened."""
+
+_IN_HEAD: dict[Kind, frozenset[str]] = {
+    "tasks": frozenset({"id", "plan", "rubric", "instruction"}),
+    "scored": frozenset({"task_id", "criteria", "trajectory"}),
+    "rollouts": frozenset({"task_id", "rollout_idx", "calls"}),
+}
+
+
 @dataclass(frozen=True)
 class Source:
     """One file given to the viewer: what it holds and what was noticed reading it."""
@@ -42,35 +54,104 @@ class Source:
     notes: tuple[str, ...] = ()
 
 
-def read_source(path: str | Path) -> tuple[Source, list[dict[str, Any]]]:
-    """The records of one tasks, rollouts or scored file, as dicts, with what the file is.
+@dataclass
+class Records:
+    """The records of one file: their heads in memory (what the index needs), the rest on disk,
+    read by byte offset when a page opens them."""
+
+    path: Path
+    kind: Kind
+    spans: list[tuple[int, int]]
+    heads: list[dict[str, Any]]
+    validated: bool
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def read(self, indices: list[int]) -> list[dict[str, Any]]:
+        """The records at ``indices``, as the file holds them (plus ``_invalid``, the model's
+        complaint, for a record of a large file that does not validate)."""
+        out = []
+        with self.path.open("rb") as f:
+            for i in indices:
+                offset, length = self.spans[i]
+                f.seek(offset)
+                line = f.read(length)
+                record = orjson.loads(line)
+                if not self.validated:
+                    problem = _check(self.kind, line)
+                    if problem:
+                        record["_invalid"] = problem
+                out.append(record)
+        return out
+
+
+def read_source(path: str | Path) -> tuple[Source, Records]:
+    """Index one tasks, rollouts or scored file: what it is, where each record is, their heads.
 
     Raises:
         UserError: The file is missing or is not one of the three kinds (one line saying what
-            it is and what was expected).
+            it is and what was expected), or a line is not like the first.
     """
     path = Path(path)
     if not path.is_file():
         raise UserError(f"no file {str(path)!r} ({_EXPECTED})")
-    data = path.read_bytes()
-    kind = _sniff(path, data)
-    lines = data.splitlines()
-    complete = data.endswith(b"\n")
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            if number == len(lines) and not complete:
-                break  # a half-written last line: an interrupted run
-            raise UserError(f"{path}:{number} is not JSON; {_EXPECTED}") from None
-        if not isinstance(record, dict) or not _REQUIRED[kind] <= record.keys():
-            raise UserError(f"{path}:{number} is {_describe(record)}, not like line 1 (a {kind} record)")
-        records.append(record)
-    notes = _validate(path, kind, records)
-    return Source(str(path), kind, len(records), notes), records
+    with path.open("rb") as f:
+        kind = _sniff(path, f.read(1 << 20))
+    head_model = HEADS[kind]
+    spans: list[tuple[int, int]] = []
+    heads: list[dict[str, Any]] = []
+    offset = 0
+    with path.open("rb") as f:
+        for number, line in enumerate(f, start=1):
+            start, offset = offset, offset + len(line)
+            if not line.strip():
+                continue
+            try:
+                head = head_model.model_validate_json(line)
+            except ValidationError:
+                if not line.endswith(b"\n"):
+                    break  # a half-written last line: an interrupted run
+                head = None
+            if head is None or not _IN_HEAD[kind] <= head.model_fields_set:
+                raise UserError(
+                    f"{path}:{number} is {_describe_line(line)}, not like line 1 (a {kind} record)")
+            spans.append((start, len(line)))
+            heads.append(head.model_dump())
+    records = Records(path, kind, spans, heads, validated=offset <= VALIDATE_UPFRONT)
+    if records.validated:
+        notes = _validate(path, kind, records.read(list(range(min(200, len(spans))))))
+    else:
+        notes = _sample(path, kind, records)
+    return Source(str(path), kind, len(spans), notes), records
+
+
+def _check(kind: Kind, line: bytes) -> str | None:
+    """What the project's model says of one record, unknown fields aside (None: nothing)."""
+    try:
+        _MODELS[kind].model_validate_json(line)
+    except ValidationError as error:
+        problems = [e for e in error.errors() if e["type"] != "extra_forbidden"]
+        if problems:
+            return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in problems[:3])
+    return None
+
+
+def _sample(path: Path, kind: Kind, records: Records) -> tuple[str, ...]:
+    sample = records.read(list(range(min(200, len(records)))))
+    notes = [f"{path.name} is {path.stat().st_size / 1e6:,.0f} MB: each record is validated when opened"]
+    unknown = sorted(_unknown_fields(kind, sample))
+    if unknown:
+        notes.append(f"{path.name}: fields this version of compoworld does not know, shown as they are: "
+                     f"{', '.join(unknown)}")
+    return tuple(notes)
+
+
+def _describe_line(line: bytes) -> str:
+    try:
+        return _describe(orjson.loads(line))
+    except orjson.JSONDecodeError:
+        return "not JSON"
 
 
 def _validate(path: Path, kind: Kind, records: list[dict[str, Any]]) -> tuple[str, ...]:
@@ -127,6 +208,8 @@ def _submodel(annotation: Any) -> type[BaseModel] | None:
 def _sniff(path: Path, data: bytes) -> Kind:
     if data.startswith(b"SQLite format 3"):
         raise UserError(f"{path} is a SQLite database (a world?); {_EXPECTED}")
+    if b"\n" not in data.strip() and len(data) >= 1 << 20:
+        data = path.read_bytes()  # a first line past 1 MB
     first = next((line for line in data.splitlines() if line.strip()), None)
     if first is None:
         raise UserError(f"{path} is empty; {_EXPECTED}")
@@ -134,7 +217,7 @@ def _sniff(path: Path, data: bytes) -> Kind:
         record = orjson.loads(first)
     except orjson.JSONDecodeError:
         try:
-            orjson.loads(data)
+            orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError:
             raise UserError(f"{path} is not JSON lines; {_EXPECTED}") from None
         raise UserError(f"{path} is one JSON document, not JSON lines; {_EXPECTED}") from None

@@ -113,9 +113,9 @@
   }
 
   const TRAJ_KNOWN = ["task_id", "rollout_idx", "agent", "model", "interface", "messages", "tools", "calls", "final_message",
-    "finish_reason", "n_steps", "malformed_calls", "timings", "usage", "error"];
+    "finish_reason", "n_steps", "malformed_calls", "timings", "usage", "error", "_invalid"];
   const SCORED_KNOWN = ["task_id", "rollout_idx", "criteria", "passes", "weights", "rubric_score", "score",
-    "replay_mismatches", "env_errors", "labels"];
+    "replay_mismatches", "env_errors", "labels", "_invalid"];
 
   views.run = async (arg) => {
     const row = CW.index.runs[Number(arg)];
@@ -135,6 +135,7 @@
       h("div.meta", h("span", h("span.muted", "task "), row.t >= 0 ? link(row.task, "task", row.task) : row.task),
         group && group.runs.length > 1 ? h("span", link(`group of ${group.runs.length} side by side`, "group", CW.index.groups.indexOf(group))) : null,
         h("span", h("span.muted", "file "), CW.index.sources[row.file].name)),
+      CW.invalid(scored || traj),
       traj.error ? h("div.card.error", h("b", "Episode error: "), traj.error) : null,
       h("div.two",
         h("div.main", timeline(traj)),

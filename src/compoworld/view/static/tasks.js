@@ -136,8 +136,13 @@
   }
   CW.extras = extras;
 
+  /* A record of a large file is validated when opened: say so when it does not validate. */
+  const invalid = (record) => (record && record._invalid
+    ? h("div.card.error", h("b", "This record does not validate against this version of compoworld: "), record._invalid) : null);
+  CW.invalid = invalid;
+
   const TASK_KNOWN = ["id", "seed", "involved", "distractors", "interface", "today", "system_prompt", "instruction",
-    "plan", "condition", "rubric", "labels", "verification", "provenance"];
+    "plan", "condition", "rubric", "labels", "verification", "provenance", "_invalid"];
   const SCENARIO = ["scenario", "purpose", "roles", "rules", "traps", "records", "planted"];
 
   views.task = async (id) => {
@@ -154,6 +159,7 @@
     return h("div.page",
       h("div.title", h("h1.mono", task.id), (labels.capabilities || []).map((c) => chip(c, "cap")),
         row.motif ? chip("motif: " + row.motif, "motif") : null),
+      invalid(task),
       h("div.meta", [["domain", labels.domain], ["interface", task.interface], ["today", task.today], ["seed", task.seed],
         ["steps", plan.length], ["criteria", (task.rubric || []).length]]
         .map(([k, v]) => h("span", h("span.muted", k + " "), h("b", String(v ?? "–"))))),
