@@ -41,7 +41,8 @@ const CW = (() => {
     const [tag, ...classes] = spec.split(".");
     const el = document.createElement(tag || "div");
     if (classes.length) el.className = classes.join(" ");
-    if (attrs && (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
+    if (attrs !== null && attrs !== undefined &&
+        (typeof attrs !== "object" || attrs instanceof Node || Array.isArray(attrs))) {
       children.unshift(attrs); attrs = null;
     }
     for (const [k, v] of Object.entries(attrs || {})) {

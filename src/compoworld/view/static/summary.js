@@ -5,7 +5,11 @@
   const { h, pct, num, link, section, chip, views } = CW;
 
   const stat = (label, value, sub) => h("div.stat", h("div.stat-v", value), h("div.stat-l", label), sub ? h("div.muted", sub) : null);
-  const counts = (obj) => CW.bars(Object.entries(obj).map(([name, n]) => ({ name, rate: n / Math.max(1, ...Object.values(obj)), n })), { label: "count" });
+  const counts = (obj, of) => {
+    const total = of || Object.values(obj).reduce((a, b) => a + b, 0);
+    return CW.bars(Object.entries(obj).map(([name, n]) => ({ name, rate: n / Math.max(1, total), n })),
+      { label: "count", value: (r) => r.n.toLocaleString(), n: (r) => pct(r.rate) });
+  };
 
   views.summary = async () => {
     const s = CW.index.summary;
@@ -33,7 +37,7 @@
             h("td.num", `${m.failed} of ${m.checked} (${pct(m.failed / m.checked)})`)))))
           : h("p.pass", "Every criterion passed in every scored trajectory.")) : null,
       s.tasks ? h("div.grid2",
-        section("Tasks per capability", counts(s.task_capabilities)),
+        section("Tasks per capability", counts(s.task_capabilities, s.tasks)),
         section("Tasks per plan length (steps)", counts(s.task_lengths), h("h3", "Interface"), counts(s.task_interfaces))) : null);
   };
 })();
