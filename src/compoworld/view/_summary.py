@@ -3,10 +3,23 @@ capability, reward distributions, the most-failed criteria, what the tasks cover
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
 BINS = 10
+_TARGET = re.compile(r"^(?:s\d+-|call-)?(.+?)(?:-(?:new|gone|[a-z]+_[0-9a-f]{6,}))?$")
+
+
+def target(criterion_id: str) -> str:
+    """What a criterion checks across tasks: its table or tool, without step and record ids.
+
+    Example:
+        >>> target("s2-mailscript__user-use_2f2d827a"), target("call-mail__send"), target("no-collateral")
+        ('mailscript__user', 'mail__send', 'no-collateral')
+    """
+    match = _TARGET.match(criterion_id)
+    return match.group(1) if match else criterion_id
 
 
 def summarize_bundle(tasks: list[dict[str, Any]], runs: list[dict[str, Any]],
@@ -16,6 +29,7 @@ def summarize_bundle(tasks: list[dict[str, Any]], runs: list[dict[str, Any]],
     checked: Counter[str] = Counter()
     passed: Counter[str] = Counter()
     fails: dict[tuple[Any, str], list[int]] = defaultdict(lambda: [0, 0])
+    by_target: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     described = _descriptions(tasks)
     for run, _ in scored:
         task_id = run["trajectory"].get("task_id")
@@ -26,6 +40,9 @@ def summarize_bundle(tasks: list[dict[str, Any]], runs: list[dict[str, Any]],
             counts = fails[(task_id, str(c.get("id")))]
             counts[1] += 1
             counts[0] += not c.get("passed")
+            family = by_target[(kind, target(str(c.get("id"))))]
+            family[1] += 1
+            family[0] += not c.get("passed")
     by_cap: dict[str, list[float]] = defaultdict(list)
     by_agent: dict[str, list[float]] = defaultdict(list)
     for _, row in scored:
@@ -55,11 +72,18 @@ def summarize_bundle(tasks: list[dict[str, Any]], runs: list[dict[str, Any]],
                          "kind": described.get((task, cid), ("", ""))[0],
                          "description": described.get((task, cid), ("", ""))[1]}
                         for f, c, task, cid in most_failed],
+        "failed_by_target": _worst(by_target),
         "task_capabilities": dict(Counter(c for t in tasks for c in (t.get("labels") or {})
                                           .get("capabilities") or []).most_common()),
         "task_lengths": dict(sorted(Counter(len(t.get("plan") or []) for t in tasks).items())),
         "task_interfaces": dict(Counter(str(t.get("interface")) for t in tasks).most_common()),
     }
+
+
+def _worst(by_target: dict[tuple[str, str], list[int]], n: int = 20) -> list[dict[str, Any]]:
+    failing = [(k, t, f, c) for (k, t), (f, c) in by_target.items() if f]
+    failing.sort(key=lambda x: (-x[2] / x[3], -x[3], x[0], x[1]))
+    return [{"kind": k, "target": t, "failed": f, "checked": c} for k, t, f, c in failing[:n]]
 
 
 def _descriptions(tasks: list[dict[str, Any]]) -> dict[tuple[Any, Any], tuple[str, str]]:
