@@ -31,17 +31,17 @@ def view(
     summary = bundle.index["summary"]
     console.print(f"{summary['tasks']} tasks, {summary['runs']} trajectories ({summary['scored']} scored) "
                   f"from {len(files)} file(s), indexed in {time.perf_counter() - start:.1f}s",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
     for source in bundle.sources:
         for note in source.notes:
-            console.print(f"[yellow]note:[/] {note}", highlight=False)
+            console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if export is not None:
         page = export_viewer(bundle, export)
-        console.print(f"wrote {page} (opens from disk, no server needed)", highlight=False)
+        console.print(f"wrote {page} (opens from disk, no server needed)", highlight=False, soft_wrap=True)
         return
 
     def ready(url: str) -> None:
-        console.print(f"serving on [bold]{url}[/] (Ctrl-C to stop)", highlight=False)
+        console.print(f"serving on [bold]{url}[/] (Ctrl-C to stop)", highlight=False, soft_wrap=True)
         if open_browser:
             webbrowser.open(url)
 
