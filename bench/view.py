@@ -5,6 +5,7 @@ Run from the repository root with the project's virtualenv::
     .venv/bin/python bench/view.py                    # table
     .venv/bin/python bench/view.py --json             # exactly one JSON object on stdout
     .venv/bin/python bench/view.py --out DIR          # keep the files (then `compoworld view DIR/*.jsonl`)
+    .venv/bin/python bench/view.py --out DIR --reuse --no-export   # measure again on them
 
 Generates ``--seed-tasks`` verified tasks and rolls each out with the oracle and the four
 reward-hacking probes (real episodes, real scorer), then repeats them under new ids up to
@@ -119,12 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-tasks", type=int, default=20, help="real tasks the files repeat")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="keep the files here")
+    parser.add_argument("--reuse", action="store_true", help="keep the files already in --out")
+    parser.add_argument("--no-export", action="store_true")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     args = parser.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="compoworld-view-bench-"))
     out.mkdir(parents=True, exist_ok=True)
-    paths = make_files(out, args.tasks, args.trajectories, args.seed_tasks, args.seed)
+    paths = {"tasks": out / "tasks.jsonl", "scored": out / "scored.jsonl"}
+    if not (args.reuse and all(p.exists() for p in paths.values())):
+        paths = make_files(out, args.tasks, args.trajectories, args.seed_tasks, args.seed)
     cpu, start = time.process_time(), time.perf_counter()
     bundle = build_bundle([paths["tasks"], paths["scored"]])
     report: dict[str, Any] = {
@@ -133,10 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         "index_s": round(time.perf_counter() - start, 2), "index_cpu_s": round(time.process_time() - cpu, 2),
         "index_js_mb": round(len(bundle.script("index")) / 1e6, 2),
     }
-    start = time.perf_counter()
-    site = export_viewer(bundle, out / "site").parent
-    report["export_s"] = round(time.perf_counter() - start, 2)
-    report["export_mb"] = round(sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) / 1e6, 1)
+    if not args.no_export:
+        cpu, start = time.process_time(), time.perf_counter()
+        site = export_viewer(bundle, out / "site").parent
+        report["export_s"] = round(time.perf_counter() - start, 2)
+        report["export_cpu_s"] = round(time.process_time() - cpu, 2)
+        report["export_mb"] = round(sum(f.stat().st_size for f in site.rglob("*") if f.is_file()) / 1e6, 1)
     if not args.no_browser:
         report["browser"] = browser_figures(bundle)
     if not args.out:

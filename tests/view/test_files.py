@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from compoworld.errors import UserError
-from compoworld.view import CHUNK, build_bundle, read_source
+from compoworld.view import CHUNKS, build_bundle, read_source
 
 
 def test_kinds_are_told_apart_by_content(files: dict[str, Path]) -> None:
@@ -109,7 +109,7 @@ def test_data_files_are_scripts_and_chunks(files: dict[str, Path]) -> None:
     for body in names.values():
         assert body.startswith(b"CW.receive(") and body.endswith(b");\n")
     chunk = orjson.loads(names["tasks/0.js"].split(b",", 1)[1][:-3])
-    assert [t["id"] for t in chunk] == [bundle.task(i)["id"] for i in range(len(bundle.tasks))][:CHUNK]
+    assert [t["id"] for t in chunk] == [bundle.task(i)["id"] for i in range(len(bundle.tasks))][:CHUNKS["tasks"]]
     with pytest.raises(KeyError):
         bundle.script("tasks/99")
     with pytest.raises(KeyError):

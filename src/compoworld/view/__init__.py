@@ -10,8 +10,8 @@ Example:
     >>> export_viewer(bundle, "out/view")  # doctest: +SKIP
 """
 
-from compoworld.view._bundle import CHUNK, Bundle, build_bundle
+from compoworld.view._bundle import CHUNKS, Bundle, build_bundle
 from compoworld.view._files import Source, read_source
 from compoworld.view._site import export_viewer, serve
 
-__all__ = ["CHUNK", "Bundle", "Source", "build_bundle", "export_viewer", "read_source", "serve"]
+__all__ = ["CHUNKS", "Bundle", "Source", "build_bundle", "export_viewer", "read_source", "serve"]

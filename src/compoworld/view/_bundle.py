@@ -21,8 +21,9 @@ from compoworld.rewards import binary, cfr, cfr_weights, uniform
 from compoworld.view._files import Records, Source, read_source
 from compoworld.view._summary import summarize_bundle
 
-CHUNK = 50
-"""Records per data chunk: a task or trajectory page loads one chunk, never the file."""
+CHUNKS = {"tasks": 50, "runs": 10}
+"""Records per data chunk: a task or trajectory page loads one chunk, never the file (a
+trajectory with its calls and results can weigh 100 KB, hence the smaller chunks)."""
 
 
 @dataclass
@@ -64,10 +65,9 @@ class Bundle:
     def data_files(self) -> Iterator[tuple[str, bytes]]:
         """Every data file of the viewer, as (path under ``data/``, bytes)."""
         yield "index.js", self.script("index")
-        for n in range(_chunks(len(self.tasks))):
-            yield f"tasks/{n}.js", self.script(f"tasks/{n}")
-        for n in range(_chunks(len(self.runs))):
-            yield f"runs/{n}.js", self.script(f"runs/{n}")
+        for kind in ("tasks", "runs"):
+            for n in range(_chunks(kind, len(getattr(self, kind)))):
+                yield f"{kind}/{n}.js", self.script(f"{kind}/{n}")
         for key in list(self._toolsets):  # every run chunk was made: every toolset is known
             yield f"tools/{key}.js", self.script(f"tools/{key}")
 
@@ -86,8 +86,9 @@ class Bundle:
             record = self.files[file].read([at])[0]
             holder = (record.get("trajectory") or {}) if self.files[file].kind == "scored" else record
             value = holder.get("tools")
-        elif kind in ("tasks", "runs") and key.isdigit() and int(key) < _chunks(len(getattr(self, kind))):
-            refs = getattr(self, kind)[int(key) * CHUNK:(int(key) + 1) * CHUNK]
+        elif kind in CHUNKS and key.isdigit() and int(key) < _chunks(kind, len(getattr(self, kind))):
+            size = CHUNKS[kind]
+            refs = getattr(self, kind)[int(key) * size:(int(key) + 1) * size]
             records = self._read(refs)
             value = records if kind == "tasks" else [
                 self._run(ref, r) for ref, r in zip(refs, records, strict=True)]
@@ -152,8 +153,8 @@ def _drop_unscored_duplicates(files: list[Records], runs: list[tuple[int, int]])
     return [r for r in runs if files[r[0]].kind == "scored" or key(r) not in scored]
 
 
-def _chunks(n: int) -> int:
-    return (n + CHUNK - 1) // CHUNK
+def _chunks(kind: str, n: int) -> int:
+    return (n + CHUNKS[kind] - 1) // CHUNKS[kind]
 
 
 def _index(bundle: Bundle) -> dict[str, Any]:
@@ -183,7 +184,7 @@ def _index(bundle: Bundle) -> dict[str, Any]:
     task_rows = [_task_row(i, t, [run_rows[j] for j in runs_of_task.get(t.get("id"), [])])
                  for i, t in enumerate(tasks)]
     return {
-        "chunk": CHUNK,
+        "chunks": CHUNKS,
         "sources": [{"path": s.path, "name": Path(s.path).name, "kind": s.kind, "count": s.count,
                      "notes": list(s.notes)} for s in bundle.sources],
         "tasks": task_rows,

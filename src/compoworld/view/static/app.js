@@ -31,9 +31,10 @@ const CW = (() => {
 
   /* The record at position i of a chunked list ("tasks" or "runs"). */
   async function record(kind, i) {
-    const n = Math.floor(i / index.chunk);
+    const size = index.chunks[kind];
+    const n = Math.floor(i / size);
     const chunk = await load(kind + "/" + n);
-    return chunk[i - n * index.chunk];
+    return chunk[i - n * size];
   }
 
   /* h("div.card", {onclick}, child, "text", [children]) → an element; text is never parsed as HTML. */
