@@ -142,6 +142,12 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     report = "## Report\n\n- **created** the record\n- `id` noted\n\n<b>not html</b>"
     lines[0]["trajectory"]["final_message"] = report
     lines[0]["trajectory"]["judge"] = {"verdict": "ok"}
+    # an environment error (a bug in a tool, a world-model failure) is marked as not the agent's
+    trajectory = lines[0]["trajectory"]
+    trajectory["calls"][0].update(success=False, code=500, error="boom", error_source="environment")
+    call_id = trajectory["calls"][0]["call_id"]
+    result = next(m for m in trajectory["messages"] if m.get("tool_call_id") == call_id)
+    result["content"] = orjson.dumps({"success": False, "error": {"code": 500, "message": "boom"}}).decode()
     newer = tmp_path / "scored.jsonl"
     newer.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
     site = export_viewer(build_bundle([files["tasks"], newer]), tmp_path / "site")
@@ -153,3 +159,7 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     sync_api.expect(answer.locator("li strong")).to_have_text("created")
     sync_api.expect(answer).to_contain_text("<b>not html</b>")  # escaped, never parsed
     sync_api.expect(page.locator("section", has_text="Other fields")).to_contain_text("verdict")
+    env = page.locator(".result.env-error")
+    sync_api.expect(env).to_have_count(1)
+    sync_api.expect(env).to_contain_text("environment error — not the agent's")
+    sync_api.expect(env).to_contain_text("500 boom")

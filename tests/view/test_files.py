@@ -109,7 +109,8 @@ def test_data_files_are_scripts_and_chunks(files: dict[str, Path]) -> None:
     for body in names.values():
         assert body.startswith(b"CW.receive(") and body.endswith(b");\n")
     chunk = orjson.loads(names["tasks/0.js"].split(b",", 1)[1][:-3])
-    assert [t["id"] for t in chunk] == [bundle.task(i)["id"] for i in range(len(bundle.tasks))][:CHUNKS["tasks"]]
+    ids = [bundle.task(i)["id"] for i in range(len(bundle.tasks))]
+    assert [t["id"] for t in chunk] == ids[:CHUNKS["tasks"]]
     with pytest.raises(KeyError):
         bundle.script("tasks/99")
     with pytest.raises(KeyError):
