@@ -134,3 +134,27 @@ def test_a_large_file_is_indexed_from_heads_and_validated_per_record(
     assert second["_invalid"].startswith("score:")
     bundle = build_bundle([files["tasks"], path])
     assert bundle.index["runs"][0]["score"] == 1.0  # the index comes from the heads
+
+
+def test_the_index_of_a_large_file_is_kept_until_the_file_changes(
+        files: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compoworld.view import _cache, _files
+
+    monkeypatch.setenv("COMPOWORLD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(_cache, "CACHE_FROM", 0)
+    path = tmp_path / "scored.jsonl"
+    path.write_bytes(files["scored"].read_bytes())
+    source, records = read_source(path)
+    assert len(list((tmp_path / "cache" / "view").iterdir())) == 1
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the file was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(_files, "_sniff", refuse)
+        again, cached = read_source(path)
+    assert again == source and cached.heads == records.heads and cached.spans == records.spans
+    assert cached.read([4]) == records.read([4])
+    path.write_bytes(path.read_bytes() + path.read_bytes().splitlines(keepends=True)[0])
+    grown, _ = read_source(path)
+    assert grown.count == source.count + 1

@@ -20,6 +20,7 @@ from compoworld.errors import UserError
 from compoworld.rollout import Trajectory
 from compoworld.scoring import ScoredTrajectory, load_scored, load_trajectories
 from compoworld.tasks import Task, load_tasks
+from compoworld.view._cache import load_index, save_index
 from compoworld.view._heads import HEADS
 
 Kind = Literal["tasks", "rollouts", "scored"]
@@ -96,6 +97,11 @@ def read_source(path: str | Path) -> tuple[Source, Records]:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"no file {str(path)!r} ({_EXPECTED})")
+    cached = load_index(path)
+    if cached is not None:
+        kept = Records(path, cached["kind"], [(a, b) for a, b in cached["spans"]], cached["heads"],
+                       cached["validated"])
+        return Source(str(path), kept.kind, len(kept), tuple(cached["notes"])), kept
     with path.open("rb") as f:
         kind = _sniff(path, f.read(1 << 20))
     head_model = HEADS[kind]
@@ -123,6 +129,8 @@ def read_source(path: str | Path) -> tuple[Source, Records]:
         notes = _validate(path, kind, records.read(list(range(min(200, len(spans))))))
     else:
         notes = _sample(path, kind, records)
+    save_index(path, {"kind": kind, "spans": spans, "heads": heads, "notes": notes,
+                      "validated": records.validated})
     return Source(str(path), kind, len(spans), notes), records
 
 
