@@ -14,10 +14,14 @@
     if (typeof value === "number") return h("span.j-num", String(value));
     if (typeof value === "boolean") return h("span.j-bool", String(value));
     const isArray = Array.isArray(value);
-    const entries = isArray ? value.map((v, i) => [i, v]) : Object.entries(value);
-    if (!entries.length) return h("span.j-punct", isArray ? "[]" : "{}");
+    let entries = isArray ? value.map((v, i) => [i, v]) : Object.entries(value);
+    // Records with many empty fields (compiled APIs) read better with the nulls folded away.
+    const nulls = isArray ? [] : entries.filter(([, v]) => v === null);
+    if (nulls.length > 6) entries = entries.filter(([, v]) => v !== null);
+    const shownKeys = nulls.length > 6 ? [...entries, ...nulls] : entries;
+    if (!entries.length && !nulls.length) return h("span.j-punct", isArray ? "[]" : "{}");
     const summary = isArray ? `[${entries.length} item${entries.length === 1 ? "" : "s"}]`
-      : `{${entries.slice(0, 4).map(([k]) => k).join(", ")}${entries.length > 4 ? ", …" : ""}}`;
+      : `{${shownKeys.slice(0, 4).map(([k]) => k).join(", ")}${shownKeys.length > 4 ? ", …" : ""}}`;
     const details = h("details.j", { open: depth < open }, h("summary", h("span.j-punct", summary)));
     const body = h("div.j-body");
     const fill = (from) => {
@@ -28,6 +32,11 @@
       if (entries.length > from + MAX_ITEMS) {
         const more = h("button.more", { onclick: () => { more.remove(); fill(from + MAX_ITEMS); } },
           `show ${Math.min(MAX_ITEMS, entries.length - from - MAX_ITEMS)} more of ${entries.length}`);
+        body.appendChild(more);
+      } else if (nulls.length > 6) {
+        const more = h("button.more", { title: nulls.map(([k]) => k).join(", "), onclick: () => {
+          more.replaceWith(...nulls.map(([k]) => h("div.j-row", h("span.j-key", k), h("span.j-punct", ": "), h("span.j-null", "null"))));
+        } }, `${nulls.length} null fields`);
         body.appendChild(more);
       }
     };

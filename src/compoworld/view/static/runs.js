@@ -55,11 +55,16 @@
       Object.keys(value).some((k) => !["success", "error"].includes(k)) ? json(value, 0) : null);
   }
 
-  function args(raw) {
-    if (typeof raw !== "string") return json(raw, 2);
-    try { return json(JSON.parse(raw || "{}"), 2); } catch (_) {
-      return h("div.agent-error", chip("malformed arguments", "fail"), h("pre.text", raw));
-    }
+  function parseArgs(raw) {
+    if (typeof raw !== "string") return { value: raw };
+    try { return { value: JSON.parse(raw || "{}") }; } catch (_) { return { raw }; }
+  }
+
+  function args(parsed) {
+    if ("raw" in parsed) return h("div.args.agent-error", chip("malformed arguments", "fail"), h("pre.text", parsed.raw));
+    const v = parsed.value;
+    if (v && typeof v === "object" && !Array.isArray(v) && !Object.keys(v).length) return h("div.args.muted", "no arguments");
+    return h("div.args", json(v, 2));
   }
 
   const MSG_KNOWN = ["role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content"];
@@ -82,9 +87,12 @@
         const fn = call.function || {};
         const record = records.get(call.id);
         shown.add(call.id);
+        const parsed = parseArgs(fn.arguments);
+        const inner = fn.name === "call_tool" && parsed.value && typeof parsed.value.tool_name === "string"
+          ? [h("span.muted", " → "), toolName(parsed.value.tool_name)] : null;  // gateway mode
         body.push(h("div.call" + (record && !record.success ? ".call-failed" : ""),
-          h("div.call-head", toolName(fn.name), record && record.seconds ? h("span.muted", ` ${num(record.seconds, 3)}s`) : null),
-          args(fn.arguments), result(results.get(call.id), record)));
+          h("div.call-head", toolName(fn.name), inner, record && record.seconds ? h("span.muted", ` ${num(record.seconds, 3)}s`) : null),
+          args(parsed), result(results.get(call.id), record)));
       }
       if (m.role === "tool") body.push(result(m, records.get(m.tool_call_id)));
       const extra = CW.extras(m, MSG_KNOWN);
