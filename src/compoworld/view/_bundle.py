@@ -237,16 +237,15 @@ def _run_row(i: int, run: dict[str, Any], task_at: dict[Any, int], tasks: list[d
              rewards: dict[str, float]) -> dict[str, Any]:
     t = run["trajectory"]
     s = run["scored"] or {}
-    calls = t.get("calls") or []
-    failed = [c for c in calls if isinstance(c, dict) and c.get("success") is False]
-    env = sum(1 for c in failed if c.get("error_source") == "environment")
+    calls = t.get("calls") or {}
+    env = calls.get("env_errors", 0)
     at = task_at.get(t.get("task_id"), -1)
     labels = s.get("labels") or (tasks[at].get("labels") if at >= 0 else None) or {}
     return {
         "i": i, "task": t.get("task_id"), "t": at,
         "r": t.get("rollout_idx"), "agent": t.get("agent"), "model": t.get("model"),
-        "file": run["file"], "finish": t.get("finish_reason"), "calls": len(calls),
-        "agent_errors": len(failed) - env, "env_errors": max(env, int(s.get("env_errors") or 0)),
+        "file": run["file"], "finish": t.get("finish_reason"), "calls": calls.get("n", 0),
+        "agent_errors": calls.get("agent_errors", 0), "env_errors": max(env, int(s.get("env_errors") or 0)),
         "mismatches": len(s.get("replay_mismatches") or []),
         "score": s.get("score"), "rubric": s.get("rubric_score"),
         "failed": [c.get("id") for c in s.get("criteria") or [] if not c.get("passed")],

@@ -18,6 +18,9 @@ import orjson
 
 from compoworld.view._heads import HEADS
 
+VERSION = 2
+"""Bumped when what a head keeps changes (beyond the head models' shape)."""
+
 CACHE_FROM = 16_000_000
 """Files smaller than this are indexed afresh each time (it is faster than a cache)."""
 
@@ -30,7 +33,7 @@ def _key(path: Path) -> Path | None:
     if stat.st_size < CACHE_FROM:
         return None
     shapes = orjson.dumps({k: m.model_json_schema() for k, m in HEADS.items()}, option=orjson.OPT_SORT_KEYS)
-    identity = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode() + shapes
+    identity = f"{VERSION}|{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode() + shapes
     root = Path(os.environ.get("COMPOWORLD_CACHE") or Path.home() / ".cache" / "compoworld")
     return root / "view" / (hashlib.blake2b(identity, digest_size=16).hexdigest() + ".json")
 

@@ -123,7 +123,7 @@ def read_source(path: str | Path) -> tuple[Source, Records]:
                 raise UserError(
                     f"{path}:{number} is {_describe_line(line)}, not like line 1 (a {kind} record)")
             spans.append((start, len(line)))
-            heads.append(head.model_dump())
+            heads.append(_slim(kind, head.model_dump()))
     records = Records(path, kind, spans, heads, validated=offset <= VALIDATE_UPFRONT)
     if records.validated:
         notes = _validate(path, kind, records.read(list(range(min(200, len(spans))))))
@@ -132,6 +132,18 @@ def read_source(path: str | Path) -> tuple[Source, Records]:
     save_index(path, {"kind": kind, "spans": spans, "heads": heads, "notes": notes,
                       "validated": records.validated})
     return Source(str(path), kind, len(spans), notes), records
+
+
+def _slim(kind: Kind, head: dict[str, Any]) -> dict[str, Any]:
+    """A trajectory's calls as the three counts the index shows (10,000 trajectories of 100
+    calls would otherwise keep a million small dicts)."""
+    trajectory = head.get("trajectory") if kind == "scored" else head if kind == "rollouts" else None
+    if trajectory is not None:
+        calls = trajectory["calls"]
+        failed = [c for c in calls if c["success"] is False]
+        env = sum(1 for c in failed if c["error_source"] == "environment")
+        trajectory["calls"] = {"n": len(calls), "agent_errors": len(failed) - env, "env_errors": env}
+    return head
 
 
 def _check(kind: Kind, line: bytes) -> str | None:
