@@ -89,6 +89,8 @@ def test_a_trajectory_renders_its_calls_errors_and_verdicts(page: Any, exported:
     sync_api.expect(page.locator("ul.verdicts li.fail")).to_have_count(sum(not c["passed"] for c in criteria))
     first = criteria[0]
     sync_api.expect(page.locator("ul.verdicts li").first).to_contain_text(first["reason"])
+    page.get_by_role("button", name="jump to the first failed call").click()
+    sync_api.expect(page.locator(".result.agent-error").first).to_be_in_viewport()
     shot = tmp_path / "trajectory.png"
     page.screenshot(path=str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

@@ -156,7 +156,11 @@
               ["assistant turns", traj.n_steps], ["calls", row.calls], ["agent errors", row.agent_errors], ["environment errors", row.env_errors],
               ["malformed calls", traj.malformed_calls], ["time", traj.timings ? `${num(traj.timings.total_s, 2)}s (env ${num(traj.timings.env_s, 2)}s)` : "–"],
               ["tokens", traj.usage && Object.keys(traj.usage).length ? Object.entries(traj.usage).map(([k, v]) => `${k} ${v}`).join(", ") : "–"]]
-              .map(([k, v]) => h("tr", h("th", k), h("td", String(v ?? "–"))))))),
+              .map(([k, v]) => h("tr", h("th", k), h("td", String(v ?? "–")))))),
+            row.agent_errors || row.env_errors ? h("button.more", { onclick: () => {
+              const first = document.querySelector(".result.agent-error, .result.env-error, .args.agent-error");
+              if (first) first.closest(".call").scrollIntoView({ block: "center" });
+            } }, "jump to the first failed call") : null),
           section("Final answer", traj.final_message ? CW.markdown(traj.final_message) : h("p.muted", "(none)")),
           section("Verdicts", verdicts(scored, task)),
           scored && (scored.replay_mismatches || []).length ? section("Replay mismatches",
