@@ -113,12 +113,12 @@
   }
 
   /* Horizontal bars: [{name, rate, n}] with rates in [0, 1]. */
-  function bars(rows, { label = "pass rate", value = (r) => CW.pct(r.rate), n = (r) => (r.n !== undefined ? `n=${r.n}` : "") } = {}) {
+  function bars(rows, { label = "pass rate", value = (r) => CW.pct(r.rate), n = (r) => (r.n !== undefined ? `n=${r.n}` : ""), fill = "" } = {}) {
     if (!rows.length) return h("p.muted", "nothing to show");
     return h("div.bars", { role: "table", "aria-label": label }, rows.map((r) =>
       h("div.bar-row", { role: "row" },
         h("span.bar-name", { title: r.name }, r.name),
-        h("span.bar-track", h("span.bar-fill", { style: `width:${(100 * (r.rate || 0)).toFixed(1)}%` })),
+        h("span.bar-track", h("span.bar-fill" + fill, { style: `width:${(100 * (r.rate || 0)).toFixed(1)}%` })),
         h("span.bar-value", value(r)),
         h("span.bar-n.muted", n(r)))));
   }

@@ -8,7 +8,7 @@
   const counts = (obj, of) => {
     const total = of || Object.values(obj).reduce((a, b) => a + b, 0);
     return CW.bars(Object.entries(obj).map(([name, n]) => ({ name, rate: n / Math.max(1, total), n })),
-      { label: "count", value: (r) => r.n.toLocaleString(), n: (r) => pct(r.rate) });
+      { label: "count", value: (r) => r.n.toLocaleString(), n: (r) => pct(r.rate), fill: ".neutral" });
   };
 
   views.summary = async () => {
@@ -26,12 +26,12 @@
       s.scored ? h("div.grid2",
         section("Pass rate per criterion kind", CW.bars(s.by_kind)),
         section("Full completion per capability", CW.bars(s.by_capability)),
-        section("Reward distributions", h("div.hists", Object.entries(s.histograms).map(([name, c]) => CW.histogram(c, name)))),
         section("Full completion per agent", CW.bars(s.by_agent), h("h3", "How episodes ended"), counts(s.finish))) : null,
+      s.scored ? section("Reward distributions", h("div.hists", Object.entries(s.histograms).map(([name, c]) => CW.histogram(c, name)))) : null,
       s.scored && s.failed_by_target.length ? section("Most-failed checks across tasks",
         h("p.muted", "Criteria grouped by kind and by the table or tool they check, across every task."),
         CW.bars(s.failed_by_target.map((f) => ({ name: `${f.kind} · ${f.target}`, rate: f.failed / f.checked, n: f.checked })),
-          { label: "failure rate", value: (r) => pct(r.rate) + " fail" })) : null,
+          { label: "failure rate", value: (r) => pct(r.rate) + " fail", fill: ".bad" })) : null,
       s.scored ? section("Most-failed criteria",
         most.length ? h("table.list", h("thead", h("tr", ["task", "criterion", "kind", "checks", "failed"].map((t) => h("th", t)))),
           h("tbody", most.map((m) => h("tr",
