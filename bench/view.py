@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import shutil
 import sys
 import tempfile
@@ -138,9 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         "index_s": round(time.perf_counter() - start, 2), "index_cpu_s": round(time.process_time() - cpu, 2),
         "index_js_mb": round(len(bundle.script("index")) / 1e6, 2),
     }
-    start = time.perf_counter()
+    cpu, start = time.process_time(), time.perf_counter()
     bundle = build_bundle([paths["tasks"], paths["scored"]])  # the second time, from the kept index
     report["reopen_s"] = round(time.perf_counter() - start, 2)
+    report["reopen_cpu_s"] = round(time.process_time() - cpu, 2)
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3)
     if not args.no_export:
         cpu, start = time.process_time(), time.perf_counter()
         site = export_viewer(bundle, out / "site").parent
