@@ -75,6 +75,12 @@ def test_tasks_list_filters_and_a_task_renders(page: Any, exported: str, bundle:
     # where a value came from: a later step names the earlier one it read
     assert page.locator("table.args", has_text="step 1").count() >= 1
 
+    page.goto(exported + "#/tasks")
+    capability = task["labels"]["capabilities"][-1]
+    page.locator("table.list a", has_text=capability).first.click()  # a chip filters the list
+    expected = sum(capability in bundle.task(i)["labels"]["capabilities"] for i in range(3))
+    sync_api.expect(count).to_have_text(f"{expected} of 3 tasks")
+
 
 def test_a_trajectory_renders_its_calls_errors_and_verdicts(page: Any, exported: str, bundle: Bundle,
                                                              tmp_path: Path) -> None:
@@ -94,6 +100,10 @@ def test_a_trajectory_renders_its_calls_errors_and_verdicts(page: Any, exported:
     shot = tmp_path / "trajectory.png"
     page.screenshot(path=str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+    nxt = bundle.index["runs"][row["i"] + 1]
+    page.keyboard.press("j")  # next trajectory
+    sync_api.expect(page.locator("h1")).to_have_text(f"{nxt['task']} · #{nxt['r']}")
 
     page.goto(exported + "#/runs?outcome=failed")
     sync_api.expect(page.locator(".filters .count")).to_have_text("6 of 9 trajectories")

@@ -141,6 +141,20 @@ const CW = (() => {
     document.getElementById("count-tasks").textContent = index.tasks.length;
     document.getElementById("count-runs").textContent = index.runs.length;
     window.addEventListener("hashchange", route);
+    // j / k: next / previous trajectory (or task) while reading one
+    document.addEventListener("keydown", (e) => {
+      if (e.target.closest("input, select, textarea") || e.metaKey || e.ctrlKey || e.altKey) return;
+      const { view, arg } = parse();
+      const step = e.key === "j" ? 1 : e.key === "k" ? -1 : 0;
+      if (!step) return;
+      if (view === "run") {
+        const i = Number(arg) + step;
+        if (i >= 0 && i < index.runs.length) go("run", i);
+      } else if (view === "task" && index.taskAt.has(arg)) {
+        const next = index.tasks[index.taskAt.get(arg) + step];
+        if (next) go("task", next.id);
+      }
+    });
     route();
   }
 

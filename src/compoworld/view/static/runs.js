@@ -144,7 +144,7 @@
         group && group.runs.length > 1 ? h("span", link(`group of ${group.runs.length} side by side`, "group", CW.index.groups.indexOf(group))) : null,
         h("span", h("span.muted", "file "), CW.index.sources[row.file].name),
         h("span.nav", row.i > 0 ? link("‹ previous", "run", row.i - 1) : null, " ",
-          row.i + 1 < CW.index.runs.length ? link("next ›", "run", row.i + 1) : null)),
+          row.i + 1 < CW.index.runs.length ? link("next ›", "run", row.i + 1) : null, h("span.muted", " (j / k)"))),
       CW.invalid(scored || traj),
       traj.error ? h("div.card.error", h("b", "Episode error: "), traj.error) : null,
       h("div.two",

@@ -75,8 +75,8 @@
       columns: [
         { title: "task", cell: (r) => link(r.id, "task", r.id, "mono") },
         { title: "instruction", cls: "wide", cell: (r) => h("span.clip", { title: r.text }, r.text) },
-        { title: "capabilities", cell: (r) => r.caps.map((c) => chip(c, "cap")) },
-        { title: "services", cell: (r) => r.services.map((s) => chip(s)) },
+        { title: "capabilities", cell: (r) => r.caps.map((c) => h("a", { href: "#/tasks?cap=" + encodeURIComponent(c) }, chip(c, "cap"))) },
+        { title: "services", cell: (r) => r.services.map((s) => h("a", { href: "#/tasks?service=" + encodeURIComponent(s) }, chip(s))) },
         { title: "steps", cls: "num", cell: (r) => r.steps },
         { title: "criteria", cls: "num", cell: (r) => r.criteria },
         { title: "rollouts", cls: "num", cell: (r) => r.runs || h("span.muted", "0") },
