@@ -154,6 +154,7 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     report = "## Report\n\n- **created** the record\n- `id` noted\n\n<b>not html</b>"
     lines[0]["trajectory"]["final_message"] = report
     lines[0]["trajectory"]["judge"] = {"verdict": "ok"}
+    lines[0]["trajectory"]["report"] = "# Summary\n\n1. listed\n2. created"
     # an environment error (a bug in a tool, a world-model failure) is marked as not the agent's
     trajectory = lines[0]["trajectory"]
     trajectory["calls"][0].update(success=False, code=500, error="boom", error_source="environment")
@@ -170,7 +171,9 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     sync_api.expect(answer.locator("h4")).to_have_text("Report")
     sync_api.expect(answer.locator("li strong")).to_have_text("created")
     sync_api.expect(answer).to_contain_text("<b>not html</b>")  # escaped, never parsed
-    sync_api.expect(page.locator("section", has_text="Other fields")).to_contain_text("verdict")
+    other = page.locator("section", has_text="Other fields")
+    sync_api.expect(other).to_contain_text("verdict")
+    sync_api.expect(other.locator("ol li")).to_have_count(2)  # a multi-line string reads as Markdown
     env = page.locator(".result.env-error")
     sync_api.expect(env).to_have_count(1)
     sync_api.expect(env).to_contain_text("environment error — not the agent's")

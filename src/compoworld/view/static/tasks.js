@@ -132,7 +132,9 @@
   function extras(record, known) {
     const rest = Object.entries(record || {}).filter(([k]) => !known.includes(k));
     if (!rest.length) return null;
-    return h("div.extras", rest.map(([k, v]) => h("div.extra", h("span.j-key", k), ": ", json(v, 1))));
+    // a multi-line string (a report, notes) reads as Markdown; anything else as JSON
+    return h("div.extras", rest.map(([k, v]) => h("div.extra", h("span.j-key", k), ": ",
+      typeof v === "string" && v.includes("\n") ? h("div.card.mini", CW.markdown(v)) : json(v, 1))));
   }
   CW.extras = extras;
 
