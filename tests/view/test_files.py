@@ -67,11 +67,26 @@ def test_unknown_fields_are_kept_and_noted(files: dict[str, Path], tmp_path: Pat
 
     tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
     tasks[0]["scenario"] = {"purpose": "quarterly close", "rules": [{"id": "rule-1"}]}
+    tasks[0]["labels"]["capabilities"].append("explore-then-act")  # a value of a newer fixed set
+    tasks[0]["plan"][0]["sources"] = {"x": {"kind": "rule", "step": 0, "each": True}}
     newer_tasks = tmp_path / "tasks.jsonl"
     newer_tasks.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
     bundle = build_bundle([newer_tasks, newer])
     assert bundle.task(0)["scenario"]["purpose"] == "quarterly close"
-    assert "scenario" in bundle.index["sources"][0]["notes"][0]
+    notes = bundle.index["sources"][0]["notes"]
+    assert "scenario" in notes[0] and "plan.sources.each" in notes[0]  # a dict's values are walked
+    assert "labels.capabilities.3='explore-then-act'" in notes[1] and "kind='rule'" in notes[1]
+    assert "explore-then-act" in bundle.index["tasks"][0]["caps"]
+
+
+def test_a_record_that_is_wrong_not_newer_is_named(files: dict[str, Path], tmp_path: Path) -> None:
+    tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
+    tasks[1]["scenario"] = {"purpose": "x"}
+    tasks[2]["seed"] = "zero"
+    path = tmp_path / "tasks.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
+    with pytest.raises(UserError, match=r"tasks.jsonl:3 is not a task: seed: Input should be a valid int"):
+        read_source(path)
 
 
 def test_a_missing_file_says_so(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ note says which fields those were.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -125,10 +126,7 @@ def read_source(path: str | Path) -> tuple[Source, Records]:
             spans.append((start, len(line)))
             heads.append(_slim(kind, head.model_dump()))
     records = Records(path, kind, spans, heads, validated=offset <= VALIDATE_UPFRONT)
-    if records.validated:
-        notes = _validate(path, kind, records.read(list(range(min(200, len(spans))))))
-    else:
-        notes = _sample(path, kind, records)
+    notes = _validate(path, kind, records) if records.validated else _sample(path, kind, records)
     save_index(path, {"kind": kind, "spans": spans, "heads": heads, "notes": notes,
                       "validated": records.validated})
     return Source(str(path), kind, len(spans), notes), records
@@ -146,12 +144,22 @@ def _slim(kind: Kind, head: dict[str, Any]) -> dict[str, Any]:
     return head
 
 
-def _check(kind: Kind, line: bytes) -> str | None:
-    """What the project's model says of one record, unknown fields aside (None: nothing)."""
+_NEWER = frozenset({"extra_forbidden", "literal_error"})
+"""What a newer writer's record makes the model say: a field it does not know, a value of a
+fixed set (a capability, a criterion kind) it does not know. Shown as it is, with a note."""
+
+
+def _check(kind: Kind, line: bytes, values: set[str] | None = None) -> str | None:
+    """What the project's model says of one record, a newer format's fields and values aside
+    (None: nothing); the unknown values go into ``values``."""
     try:
         _MODELS[kind].model_validate_json(line)
     except ValidationError as error:
-        problems = [e for e in error.errors() if e["type"] != "extra_forbidden"]
+        errors = error.errors()
+        if values is not None:
+            values.update(f"{'.'.join(map(str, e['loc']))}={e['input']!r}" for e in errors
+                          if e["type"] == "literal_error")
+        problems = [e for e in errors if e["type"] not in _NEWER]
         if problems:
             return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in problems[:3])
     return None
@@ -174,8 +182,9 @@ def _describe_line(line: bytes) -> str:
         return "not JSON"
 
 
-def _validate(path: Path, kind: Kind, records: list[dict[str, Any]]) -> tuple[str, ...]:
-    """Run the project's loader; a refusal for unknown fields only becomes a note."""
+def _validate(path: Path, kind: Kind, records: Records) -> tuple[str, ...]:
+    """Run the project's loader; a refusal for a newer format only (fields or values this
+    version does not know) becomes a note, any other is the loader's error."""
     try:
         if kind == "tasks":
             load_tasks(path)
@@ -183,13 +192,27 @@ def _validate(path: Path, kind: Kind, records: list[dict[str, Any]]) -> tuple[st
             load_trajectories(path)
         else:
             load_scored(path)
-    except UserError as error:
-        unknown = sorted(_unknown_fields(kind, records))
-        if not unknown:
-            raise
-        first = str(error).split(": ", 1)[-1]
-        return (f"{path.name}: fields this version of compoworld does not know, shown as they are: "
-                f"{', '.join(unknown)} (loader said: {first})",)
+    except UserError:
+        values: set[str] = set()
+        with path.open("rb") as f:
+            for offset, length in records.spans:
+                f.seek(offset)
+                problem = _check(kind, f.read(length), values)
+                if problem is not None:  # wrong, not newer: say where and why
+                    f.seek(0)
+                    line = f.read(offset).count(b"\n") + 1
+                    what = {"tasks": "task", "rollouts": "trajectory", "scored": "scored trajectory"}[kind]
+                    raise UserError(f"{path}:{line} is not a {what}: {problem}") from None
+        notes = []
+        unknown = sorted(_unknown_fields(kind, records.read(list(range(min(200, len(records)))))))
+        if unknown:
+            notes.append(f"{path.name}: fields this version of compoworld does not know, shown as they are: "
+                         f"{', '.join(unknown)}")
+        if values:
+            shown = sorted(values)
+            notes.append(f"{path.name}: values this version of compoworld does not know, shown as they are: "
+                         f"{', '.join(shown[:8])}{' …' if len(shown) > 8 else ''}")
+        return tuple(notes)
     return ()
 
 
@@ -208,9 +231,12 @@ def _walk(model: type[BaseModel], value: dict[str, Any], prefix: str, unknown: s
         if key not in fields:
             unknown.add(prefix + key)
             continue
-        sub = _submodel(fields[key].annotation)
+        annotation = fields[key].annotation
+        sub = _submodel(annotation)
         if sub is not None:
-            for element in item if isinstance(item, list) else [item]:
+            mapping = typing.get_origin(annotation) is dict and isinstance(item, dict)
+            elements = item.values() if mapping else item if isinstance(item, list) else [item]
+            for element in elements:
                 if isinstance(element, dict):
                     _walk(sub, element, f"{prefix}{key}.", unknown)
 

@@ -90,11 +90,15 @@
     if (!src) return h("span.muted", "—");
     const sem = src.semantic ? chip(src.semantic, "type") : null;
     const sel = src.selection ? h("span.muted", ` (the one with the ${src.selection.order} ${src.selection.by})`) : null;
+    const each = src.each ? chip("for each item", "warn") : null;
     if (src.kind === "user") return h("span", "stated by the user ", sem);
+    if (src.kind === "rule") {
+      return h("span", "set by the rule found at ", h("a", { href: `#step-${src.step}` }, `step ${(src.step ?? 0) + 1}`), sel, " ", sem);
+    }
     if (src.kind === "step") {
       const step = plan[src.step];
       return h("span", h("a", { href: `#step-${src.step}` }, `step ${src.step + 1}`),
-        step ? h("span.muted", ` (${step.tool})`) : null, " at ", h("code", src.path || "(answer)"), sel, " ", sem);
+        step ? h("span.muted", ` (${step.tool})`) : null, " at ", h("code", src.path || "(answer)"), sel, " ", sem, each);
     }
     if (src.kind === "computed") {
       return h("span", h("b", src.op || "computed"), " of ", h("a", { href: `#step-${src.step}` }, `step ${(src.step ?? 0) + 1}`),
@@ -143,6 +147,34 @@
     ? h("div.card.error", h("b", "This record does not validate against this version of compoworld: "), record._invalid) : null);
   CW.invalid = invalid;
 
+  /* The scenario: who asks, records planted in the world, the rule to find, the traps. */
+  function scenario(sc) {
+    if (!sc || typeof sc !== "object") return json(sc, 2);
+    const known = ["persona", "planted", "rule", "traps", "notes"];
+    const rule = sc.rule;
+    return h("div",
+      sc.persona ? h("div.extra", h("span.muted", "who asks "), String(sc.persona)) : null,
+      Array.isArray(sc.planted) && sc.planted.length ? [h("h3", `Records planted (${sc.planted.length})`),
+        h("table.args", h("thead", h("tr", h("th", "service"), h("th", "entity"), h("th", "values"))),
+          h("tbody", sc.planted.map((p) => h("tr", h("td", chip(String(p.service ?? ""))), h("td", h("code", String(p.entity ?? ""))),
+            h("td", json(p.values ?? p, 1))))))] : null,
+      rule ? [h("h3", "Rule stored in the world"), h("div.condition",
+        rule.author || rule.subject ? h("div", "An email", rule.author ? [" from ", h("b", String(rule.author))] : null,
+          rule.subject ? [", subject ", h("b", `“${rule.subject}”`)] : null) : null,
+        rule.kind === "selection" && rule.selection
+          ? h("div", `says which item to take: the one with the ${rule.selection.order} `, h("code", rule.selection.by))
+          : h("div", "sets ", rule.step !== undefined ? h("a", { href: `#step-${rule.step}` }, `step ${rule.step + 1}`) : "a step", "'s ",
+            h("code", String(rule.param ?? "?")), " to ", json(rule.value, 1)),
+        extras(rule, ["kind", "author", "subject", "step", "param", "value", "selection"]))] : null,
+      Array.isArray(sc.traps) && sc.traps.length ? [h("h3", "Traps"), h("ul", sc.traps.map((t) => h("li",
+        chip(String(t.kind ?? "trap"), "warn"), " ", t.step && t.step.tool ? toolName(t.step.tool) : null,
+        t.table ? [" would duplicate a record of ", h("code", String(t.table))] : null,
+        t.position !== undefined ? h("span.muted", ` (left out at step ${t.position + 1})`) : null,
+        extras(t, ["kind", "table", "step", "position"]))))] : null,
+      Array.isArray(sc.notes) && sc.notes.length ? [h("h3", "What the instruction says of them"), h("ul", sc.notes.map((n) => h("li", String(n))))] : null,
+      extras(sc, known));
+  }
+
   const TASK_KNOWN = ["id", "seed", "involved", "distractors", "interface", "today", "system_prompt", "instruction",
     "plan", "condition", "rubric", "labels", "verification", "provenance", "_invalid"];
   const SCENARIO = ["scenario", "purpose", "roles", "rules", "traps", "records", "planted"];
@@ -155,7 +187,7 @@
     const labels = task.labels || {};
     const prov = task.provenance || {};
     const groups = CW.index.groups.filter((g) => g.task === task.id);
-    const scenario = SCENARIO.filter((k) => k in task);
+    const extraScenario = SCENARIO.filter((k) => k in task && task[k] !== null);
     const gates = Object.entries(task.verification || {});
     const plan = task.plan || [];
     return h("div.page",
@@ -171,8 +203,9 @@
         h("div.svc-line", h("span.muted", "involved "), (task.involved || []).map((s) => chip(s, "involved"))),
         h("div.svc-line", h("span.muted", "distractors "), (task.distractors || []).length
           ? task.distractors.map((s) => chip(s, "distractor")) : h("span.muted", "none"))),
-      scenario.length ? section("Scenario and planted records", scenario.map((k) =>
-        h("div.extra", h("h3", k), typeof task[k] === "string" ? CW.markdown(task[k]) : json(task[k], 2)))) : null,
+      extraScenario.length ? section("Scenario and planted records", extraScenario.map((k) => k === "scenario"
+        ? scenario(task.scenario)
+        : h("div.extra", h("h3", k), typeof task[k] === "string" ? CW.markdown(task[k]) : json(task[k], 2)))) : null,
       section(`Reference plan (${plan.length} steps)`, plan.map((s, i) => planStep(s, i, plan,
         task.condition && task.condition.holds && i === plan.length - 1 ? "conditional: condition holds" : null)),
         task.condition ? h("div.condition", h("b", "Condition: "),
