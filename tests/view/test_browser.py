@@ -153,8 +153,8 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     message["reasoning_content"] = "The list comes first; then the write."
     report = "## Report\n\n- **created** the record\n- `id` noted\n\n<b>not html</b>"
     lines[0]["trajectory"]["final_message"] = report
-    lines[0]["trajectory"]["judge"] = {"verdict": "ok"}
-    lines[0]["trajectory"]["report"] = "# Summary\n\n1. listed\n2. created"
+    lines[0]["trajectory"]["x_judge"] = {"verdict": "ok"}
+    lines[0]["trajectory"]["x_report"] = "# Summary\n\n1. listed\n2. created"
     # an environment error (a bug in a tool, a world-model failure) is marked as not the agent's
     trajectory = lines[0]["trajectory"]
     trajectory["calls"][0].update(success=False, code=500, error="boom", error_source="environment")
@@ -165,7 +165,7 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     newer.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
     site = export_viewer(build_bundle([files["tasks"], newer]), tmp_path / "site")
     page.goto(site.as_uri() + "#/run/0")
-    sync_api.expect(page.locator("#notes .note")).to_contain_text("trajectory.judge")
+    sync_api.expect(page.locator("#notes .note")).to_contain_text("trajectory.x_judge")
     sync_api.expect(page.locator("details.reasoning")).to_contain_text("The list comes first")
     answer = page.locator("section", has_text="Final answer")
     sync_api.expect(answer.locator("h4")).to_have_text("Report")
@@ -178,3 +178,24 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     sync_api.expect(env).to_have_count(1)
     sync_api.expect(env).to_contain_text("environment error — not the agent's")
     sync_api.expect(env).to_contain_text("500 boom")
+
+
+def test_a_scenario_renders_its_planted_records_and_rule(page: Any, files: dict[str, Path],
+                                                          tmp_path: Path) -> None:
+    tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
+    tasks[0]["scenario"] = {  # the shape of compoworld.tasks.Scenario
+        "persona": "Emily Craig",
+        "planted": [{"service": "mail", "entity": "message",
+                     "values": {"subject": "Which deals to go with"}}],
+        "rule": {"kind": "value", "author": "Ann Wong", "subject": "Which deals to go with", "step": 0,
+                 "param": "query", "value": "deals", "selection": None},
+        "traps": [], "notes": ["Ann Wong's rule says which deal to take."]}
+    path = tmp_path / "tasks.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
+    site = export_viewer(build_bundle([path]), tmp_path / "site")
+    page.goto(site.as_uri() + "#/task/" + tasks[0]["id"])
+    section = page.locator("section", has_text="Scenario and planted records")
+    sync_api.expect(section).to_contain_text("who asks Emily Craig")
+    sync_api.expect(section.locator("h3", has_text="Records planted (1)")).to_be_visible()
+    sync_api.expect(section).to_contain_text("An email from Ann Wong, subject “Which deals to go with”")
+    sync_api.expect(section).to_contain_text("Ann Wong's rule says which deal to take.")

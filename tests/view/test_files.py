@@ -56,32 +56,32 @@ def test_unknown_fields_are_kept_and_noted(files: dict[str, Path], tmp_path: Pat
     lines = [orjson.loads(line) for line in files["scored"].read_bytes().splitlines()]
     for record in lines:
         record["trajectory"]["messages"][-1]["reasoning_content"] = "I checked the list first."
-        record["trajectory"]["report"] = "# Report\n- done"
-        record["criteria"][0]["evidence"] = {"row": 1}
+        record["trajectory"]["x_report"] = "# Report\n- done"
+        record["criteria"][0]["x_evidence"] = {"row": 1}
     newer = tmp_path / "newer.jsonl"
     newer.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
     source, records = read_source(newer)
     assert source.kind == "scored" and len(records) == len(lines)
-    assert "trajectory.report" in source.notes[0] and "criteria.evidence" in source.notes[0]
-    assert records.read([0])[0]["trajectory"]["report"] == "# Report\n- done"
+    assert "trajectory.x_report" in source.notes[0] and "criteria.x_evidence" in source.notes[0]
+    assert records.read([0])[0]["trajectory"]["x_report"] == "# Report\n- done"
 
     tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
-    tasks[0]["scenario"] = {"purpose": "quarterly close", "rules": [{"id": "rule-1"}]}
-    tasks[0]["labels"]["capabilities"].append("explore-then-act")  # a value of a newer fixed set
-    tasks[0]["plan"][0]["sources"] = {"x": {"kind": "rule", "step": 0, "each": True}}
+    tasks[0]["x_scenario"] = {"purpose": "quarterly close", "rules": [{"id": "rule-1"}]}
+    tasks[0]["labels"]["capabilities"].append("x-capability")  # a value of a newer fixed set
+    tasks[0]["plan"][0]["sources"] = {"x": {"kind": "x-kind", "step": 0, "x_each": True}}
     newer_tasks = tmp_path / "tasks.jsonl"
     newer_tasks.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
     bundle = build_bundle([newer_tasks, newer])
-    assert bundle.task(0)["scenario"]["purpose"] == "quarterly close"
+    assert bundle.task(0)["x_scenario"]["purpose"] == "quarterly close"
     notes = bundle.index["sources"][0]["notes"]
-    assert "scenario" in notes[0] and "plan.sources.each" in notes[0]  # a dict's values are walked
-    assert "labels.capabilities.3='explore-then-act'" in notes[1] and "kind='rule'" in notes[1]
-    assert "explore-then-act" in bundle.index["tasks"][0]["caps"]
+    assert "x_scenario" in notes[0] and "plan.sources.x_each" in notes[0]  # a dict's values are walked
+    assert "='x-capability'" in notes[1] and "kind='x-kind'" in notes[1]
+    assert "x-capability" in bundle.index["tasks"][0]["caps"]
 
 
 def test_a_record_that_is_wrong_not_newer_is_named(files: dict[str, Path], tmp_path: Path) -> None:
     tasks = [orjson.loads(line) for line in files["tasks"].read_bytes().splitlines()]
-    tasks[1]["scenario"] = {"purpose": "x"}
+    tasks[1]["x_scenario"] = {"purpose": "x"}
     tasks[2]["seed"] = "zero"
     path = tmp_path / "tasks.jsonl"
     path.write_bytes(b"".join(orjson.dumps(t) + b"\n" for t in tasks))
@@ -138,12 +138,12 @@ def test_a_large_file_is_indexed_from_heads_and_validated_per_record(
 
     monkeypatch.setattr(_files, "VALIDATE_UPFRONT", 0)  # every file counts as large
     lines = [orjson.loads(line) for line in files["scored"].read_bytes().splitlines()]
-    lines[0]["trajectory"]["report"] = "new field: fine"
+    lines[0]["trajectory"]["x_report"] = "new field: fine"
     lines[1]["score"] = "high"  # wrong type: the model refuses it
     path = tmp_path / "scored.jsonl"
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in lines))
     source, records = read_source(path)
-    assert "validated when opened" in source.notes[0] and "trajectory.report" in source.notes[1]
+    assert "validated when opened" in source.notes[0] and "trajectory.x_report" in source.notes[1]
     first, second, third = records.read([0, 1, 2])
     assert "_invalid" not in first and "_invalid" not in third
     assert second["_invalid"].startswith("score:")
