@@ -24,6 +24,7 @@ from compoworld.cli import (
     _tasks,
     _train,
     _types,
+    _view,
 )
 from compoworld.errors import UserError
 
@@ -58,6 +59,7 @@ app.command("split")(_curate.split_command)
 app.add_typer(_export.app, name="export")
 app.add_typer(_train.app, name="train")
 app.add_typer(_experiment.app, name="experiment")
+app.command("view")(_view.view)
 
 
 def main() -> None:
