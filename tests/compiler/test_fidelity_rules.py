@@ -170,3 +170,46 @@ def test_refs_between_tools_of_one_server():
 ])
 def test_semantic_typing_precision_on_real_fragments(name, schema, description, expected):
     assert infer_semantic(name, schema, description) == expected
+
+
+def test_an_all_simulated_server_passes_check_service():
+    # the memory server's tools are bulk writes over lists of records: all simulated, no state
+    from compoworld.service import check_service
+
+    _, verified = _compile("memory")
+    assert not verified.implemented
+    report = check_service(build_service(verified.spec))
+    assert report.ok, report.problems
+    assert not any("{seed" in problem for problem in report.problems)
+
+
+def test_service_summaries_are_whole_sentences():
+    from compoworld.compiler._summary import summary_text
+
+    spec = compile_mcp(_server("slack"), name="slack", domain="communication",
+                       provenance=Provenance(source="slack.json")).spec
+    assert spec.description.startswith("slack: List public or pre-defined channels")
+    assert spec.description.endswith(".") and ";" not in spec.description
+    everything = compile_mcp(_server("everything"), name="everything", domain="developer",
+                             provenance=Provenance(source="everything.json")).spec
+    assert everything.description.startswith("Audience: These instructions")  # the server's own
+    long = "First sentence here. " + "Another sentence, long enough. " * 30
+    text = summary_text(long, limit=120)
+    assert len(text) <= 120 and text.endswith(".") and text.count("Another") >= 1
+    assert summary_text("Manage pets. Manage pets.") == "Manage pets."
+
+
+def test_tool_names_are_the_servers_own_never_cut_nor_lost():
+    # gitlab (zereight) has 118 tools, some past 60 characters once sanitized; none is cut
+    doc = _server("gitlab_zereight")
+    spec = compile_mcp(doc, name="gitlab", domain="developer",
+                       provenance=Provenance(source="gitlab_zereight.json")).spec
+    assert len(spec.tools) == len(doc["tools"])
+    assert [t.source for t in spec.tools] == [t["name"] for t in doc["tools"]]
+    assert all(t.name == identifier(t.source or "", limit=None) for t in spec.tools)
+    # a collision after sanitizing keeps both tools
+    clash = compile_mcp({"tools": [{"name": "get-user", "inputSchema": {"type": "object"}},
+                                   {"name": "get_user", "inputSchema": {"type": "object"}}]},
+                        name="c", domain="developer", provenance=Provenance(source="c")).spec
+    assert [(t.name, t.source) for t in clash.tools] == [("get_user", "get-user"),
+                                                         ("get_user_2", "get_user")]

@@ -19,7 +19,7 @@ from compoworld.service._engine import _ToolBuilder
 from compoworld.service._service import Service
 from compoworld.service._spec import ActionSpec, EntitySpec, FieldSpec, ParamSpec, ToolSpec
 
-MAX_FIELDS = 40
+MAX_FIELDS = 64
 MAX_ENUM = 30
 """Longer enumerations are dropped (the field stays a plain string) and noted."""
 

@@ -29,7 +29,7 @@ from compoworld.compiler._rules import (
     split_verb,
 )
 from compoworld.compiler._schema import flatten
-from compoworld.compiler._summary import summary_sentence
+from compoworld.compiler._summary import summary_sentence, summary_text
 from compoworld.compiler._tooling import ToolPlan, emit_plan
 from compoworld.service import Provenance
 
@@ -137,6 +137,10 @@ def _listing(noun: list[str], description: str) -> bool:
                             "gets a list", "retrieve a list", "retrieves a list"))
 
 
+_ORDINALS = {"next", "previous", "prev", "latest", "last", "first", "newest", "oldest",
+             "current", "random", "top"}
+"""``get_next_task``: the record an order picks (the next pending task), not one named."""
+
 _NOT_PLURAL = {"contents", "status", "address", "access", "analysis", "news", "data", "media", "business",
                "details", "settings", "metadata", "series", "species", "alias", "class", "canvas",
                "process", "progress", "stats", "statistics", "tos", "dns", "sms", "https", "bus"}
@@ -157,6 +161,10 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         return None, (f"{verb!r} or {rest[1]!r} in one call (an upsert or a choice of "
                       "operations) has no rule")
     noun = core_noun(rest)
+    if noun and noun[0] in _ORDINALS and classify_verb(verb) == "get" and len(noun) > 1 and (
+            singular(noun[-1]) == noun[-1]):
+        return None, (f"{' '.join(noun[:1])!r} {noun[-1]} is chosen by an order the engine "
+                      "does not know, not named")
     wrapped = _wrapper(inputs)
     if wrapped:
         return None, (f"every input is wrapped in the object {wrapped!r} (the engine takes "
@@ -249,7 +257,7 @@ def _unwrapped(output: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance: Provenance,
-             dialect: str, input_key: str, output_key: str) -> CompileResult:
+             dialect: str, input_key: str, output_key: str, about: str = "") -> CompileResult:
     source = provenance.source
     asm = Assembler(source)
     descriptions = []
@@ -283,9 +291,11 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
             continue
         plan.name, plan.description = tool_name, description
         emit_plan(asm, plan, inputs, record if plan.op in ("get", "compute") else {})
-    spec = asm.finish(name=identifier(name, "service"), domain=domain,
-                      description=f"{name}: " + "; ".join(
-                          summary_sentence(d).rstrip(".") for d in descriptions[:3]),
+    firsts = (summary_sentence(d) for d in descriptions)
+    sentences = " ".join(dict.fromkeys(
+        f if f.endswith((".", "!", "?", "…")) else f"{f}." for f in firsts if f))
+    about = summary_text(about, limit=500) or f"{name}: {summary_text(sentences, limit=300)}"
+    spec = asm.finish(name=identifier(name, "service"), domain=domain, description=about,
                       provenance=provenance)
     return CompileResult(spec, asm.warnings)
 
@@ -300,13 +310,16 @@ def compile_mcp(tools: list[dict[str, Any]] | dict[str, Any], *, name: str, doma
     Raises:
         SpecError: A tool has no name or a non-object input schema (names the source and place).
     """
+    about = ""
     if isinstance(tools, dict):
         if not isinstance(tools.get("tools"), list):
             raise SpecError("expected {'tools': [...]}", source=provenance.source, place="/tools")
+        text = str(tools.get("description") or "")
+        about = "" if text.startswith("Tools of the MCP server") else text  # harvest's default
         tools = tools["tools"]
     return _compile(list(tools) if isinstance(tools, list) else [], name=name, domain=domain,
                     provenance=provenance, dialect="mcp", input_key="inputSchema",
-                    output_key="outputSchema")
+                    output_key="outputSchema", about=about)
 
 
 def compile_openai_functions(functions: list[dict[str, Any]], *, name: str, domain: str,

@@ -268,7 +268,10 @@ def core_noun(words: list[str]) -> list[str]:
 _KEY_NAMES = {"name", "path", "key", "slug", "code", "email", "username", "handle", "url", "uri",
               "domain", "symbol", "sku", "filename", "file_path", "arn", "uid", "uuid", "sid"}
 _KEY_SUFFIXES = ("_name", "_arn", "_id", "_key", "_path", "_code", "_email", "_slug", "_number",
-                 "_symbol", "_uid", "_uuid", "_sid", "_identifier", "_handle")
+                 "_symbol", "_uid", "_uuid", "_sid", "_identifier", "_handle", "_iid")
+SCOPES = {"owner", "repo", "repository", "project", "org", "organization", "workspace", "team",
+          "namespace", "tenant", "site", "base", "bucket", "account", "group", "space"}
+"""Required inputs that scope a record (github's ``owner`` + ``repo``): part of its key."""
 
 
 def key_like(name: str) -> bool:
@@ -285,6 +288,7 @@ def natural_keys(required: list[str], family: str) -> list[str] | None:
     keys = [name for name in required if key_like(name)]
     if not keys:
         return None
+    keys = [name for name in required if key_like(name) or identifier(name) in SCOPES]
     if family in ("get", "delete") and len(keys) != len(required):
         return None
     return keys

@@ -54,7 +54,7 @@ SKIPPED_CATEGORIES = frozenset({"cloud", "hosting", "iot"})
 TRIMMED = "x-compoworld-trimmed"
 """Marks an operation :func:`trim_operations` cut (a specification extension key)."""
 _METHODS = ("get", "put", "post", "delete", "patch")
-MIN_OPERATIONS, MAX_TOOLS = 3, 33
+MIN_OPERATIONS, MAX_TOOLS = 3, 60
 MIN_ESTIMATE = 0.5
 GOOGLE = "googleapis.com"
 _GOOGLE_PLATFORM_DOCS = ("cloud.google.com", "firebase.google.com")

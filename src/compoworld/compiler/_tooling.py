@@ -31,6 +31,24 @@ _PAGING = {"page", "cursor", "start_cursor", "page_token", "pagetoken", "next_to
            "ending_before", "page_number", "pagenumber", "next_cursor", "pagination_token",
            "offset_token", "marker", "next_marker", "start_key", "exclusive_start_key"}
 """Paging by a token or a page number, which the engine's offset paging cannot honour."""
+_LIMITS = re.compile(r"(?:max|maximum)_(?:records|results|items|rows|entries|count|hits)|"
+                     r"(?:records|results|items|rows|entries)_(?:max|limit)")
+"""``max_records``: how many to answer, a page size, never a bound of a field."""
+_OPTIONS = re.compile(r"(?:include|show|with|return|expand|fetch)_")
+"""``include_hidden``, ``show_archived``: whether more is answered, never equality."""
+_EXPRESSIONS = re.compile(r"(?:^|_)(?:filter|filters|formula|expression|jql|cql|sql|where)$|"
+                          r"^filter_by")
+"""``filter``, ``filter_by_formula``, ``jql``: a filter language, not a value to match."""
+_PROTOCOL = {"signature", "sig", "devid", "dev_id", "api_signature", "hmac", "read_mask",
+             "api_version", "apiversion", "client_secret", "app_secret", "auth", "auth_token",
+             "authorization", "session_token", "nonce", "timestamp_signature"}
+"""Request signing, credentials and versions of the wire protocol (ptv's ``devid`` +
+``signature``, ``api-version``), required or not: on an OpenAPI query string they are the
+protocol's, as headers are."""
+_PRESENTATION = {"raw", "pretty", "debug", "verbose", "pass_through", "minify", "compact",
+                 "human", "envelope", "suppress_response_codes"}
+"""Options of how an answer is rendered or relayed (apideck's ``raw`` "include the raw
+response, for debugging"), never of what it holds: transport, on an OpenAPI query string."""
 _PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
@@ -133,7 +151,9 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                               field=parents[name], required=True, description=text))
             continue
         category = param_category(name, plan.query_names)
-        if plan.transport and category == "control" and not required:
+        if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
+                not required and (identifier(name) in _PRESENTATION or (
+                    _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
             continue  # protocol, not operation (see ToolPlan.transport)
         if not plan.transport and identifier(name) in _PAGING and range_bound(
                 name, schema) is None:
@@ -154,6 +174,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
             continue
+        if reads and not plan.transport and _LIMITS.fullmatch(pname):
+            add(ParamSpec(name=pname, role="limit", description=text))  # max_records
+            continue
+        if reads and ((_OPTIONS.match(pname) and schema.get("type") == "boolean")
+                      or _EXPRESSIONS.search(pname) or (pname in ("fields", "properties") and
+                                                        schema.get("type") == "array")):
+            drop(name, required, "says what to answer or holds a filter expression, not a "
+                                 "value to match")
+            continue
         bound = range_bound(name, schema) if reads else None
         if bound is not None:
             field_name, cmp = bound
@@ -168,7 +197,7 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role="filter", field=fname, description=text,
                           required=bool(required), op=cmp))
             continue
-        known = identifier(name, "f") in draft.fields
+        known = identifier(name, "f") in draft.fields or identifier(name, "f") == "id"
         if not known and len(draft.fields) >= MAX_FIELDS - _RESERVED_FIELDS:
             drop(name, required, f"not modelled ({entity} has {len(draft.fields)} fields; the "
                                  "rest is kept for parents)")
