@@ -213,3 +213,22 @@ def test_tool_names_are_the_servers_own_never_cut_nor_lost():
                         name="c", domain="developer", provenance=Provenance(source="c")).spec
     assert [(t.name, t.source) for t in clash.tools] == [("get_user", "get-user"),
                                                          ("get_user_2", "get_user")]
+
+
+def test_tools_measured_unfaithful_against_the_real_server_are_simulated():
+    # tests/compiler/fidelity_mcp.json: bench/fidelity.py against the real filesystem server
+    from compoworld.compiler import apply_fidelity
+
+    measured = json.loads((Path(__file__).parent / "fidelity_mcp.json").read_text())
+    rows = measured["servers"]["filesystem"]
+    _, verified = _compile("filesystem")
+    spec, figures = apply_fidelity(verified.spec, rows)
+    assert set(figures) == {name for name in rows if name in verified.implemented}
+    tools = {t.name: t for t in spec.tools}
+    for name, row in rows.items():
+        if row["agreement"] < 0.8:
+            assert tools[name].simulated
+            assert tools[name].simulated_reason.startswith("fidelity: agreed with the real")
+        else:
+            assert not tools[name].simulated
+    assert any(row["agreement"] < 0.8 for row in rows.values())  # get_file_info today
