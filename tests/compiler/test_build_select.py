@@ -105,7 +105,16 @@ def test_classify_operation():
     assert classify_operation("POST /v1/{+name}:cancel") == "action"
     assert classify_operation("POST /invoices/{id}/void") == "action"
     assert classify_operation("GET /api/client/all") == "rpc"
-    assert classify_operation("createPad") == "rpc" and classify_operation("send_email") == "action"
+    assert classify_operation("createPad") == "create" and classify_operation("send_email") == "action"
+
+
+def test_tool_names_are_classified_by_the_compilers_verb_rules():
+    # the estimator reads a tool name as the compiler does: namespaces of any length skipped
+    # (notion's `API-get-user`, twilio's MCP names), noun-first names, no verb → other
+    assert classify_operation("API-get-user") == "get"
+    assert classify_operation("TwilioApiV2010--ListCallNotification") == "list"
+    assert classify_operation("archival_memory_add") == "create"
+    assert classify_operation("git_status") == "other"
 
 
 def test_trim_prefers_resource_operations_and_is_deterministic():

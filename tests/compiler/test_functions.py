@@ -87,15 +87,20 @@ def test_mcp_annotations_and_bulk_tools():
     tools = by_name(result.spec)
     assert tools["create_directory"].op == "create"
     assert tools["search_files"].rule == "mcp:verb search → search (readOnlyHint)"
+    # read_file(path, head, tail): the get has no role for head / tail, so it is simulated
+    # with that reason (never implemented while refusing declared inputs)
     assert tools["read_file"].rule == "mcp:verb read by key path → get (readOnlyHint)"
-    assert [(p.name, p.role, p.field) for p in tools["read_file"].params] == [
+    assert tools["read_file"].simulated
+    assert "'tail', 'head'" in tools["read_file"].simulated_reason
+    assert [(p.name, p.role, p.field) for p in tools["get_file_info"].params] == [
         ("path", "filter", "path")]
     assert "contents" in tools["list_directory"].simulated_reason  # not "directories at path"
     assert "identifies" in tools["move_file"].simulated_reason
     assert tools["list_allowed_directories"].op == "list"
     verified = verify_spec(result.spec)
-    assert {"create_directory", "read_file", "get_file_info", "search_files"} <= set(
-        verified.implemented)
+    assert {"create_directory", "get_file_info"} <= set(verified.implemented)
+    # search_files(path, pattern, excludePatterns): the exclusion has no role
+    assert "excludePatterns" in tools["search_files"].simulated_reason
 
 
 @pytest.mark.parametrize(("call", "place"), [

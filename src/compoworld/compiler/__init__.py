@@ -15,6 +15,7 @@ Example:
     ['list_notes']
 """
 
+from compoworld.compiler._fidelity import apply_fidelity
 from compoworld.compiler._functions import compile_mcp, compile_openai_functions
 from compoworld.compiler._openapi import compile_openapi
 from compoworld.compiler._result import CompileResult, SpecError, ToolCheck, VerifyResult
@@ -30,6 +31,7 @@ __all__ = [
     "SpecError",
     "ToolCheck",
     "VerifyResult",
+    "apply_fidelity",
     "compile_mcp",
     "compile_openai_functions",
     "compile_openapi",

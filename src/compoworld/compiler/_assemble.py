@@ -19,7 +19,7 @@ from compoworld.service._engine import _ToolBuilder
 from compoworld.service._service import Service
 from compoworld.service._spec import ActionSpec, EntitySpec, FieldSpec, ParamSpec, ToolSpec
 
-MAX_FIELDS = 40
+MAX_FIELDS = 64
 MAX_ENUM = 30
 """Longer enumerations are dropped (the field stays a plain string) and noted."""
 
@@ -144,6 +144,7 @@ class Assembler:
         service = Service(name, domain=domain, description=description or name)
         for draft in self.entities.values():
             _name_people(draft)
+        self._link_ids()
         entities = self._entity_specs()
         by_name = {e.name: e for e in entities}
         checked: list[ToolSpec] = []
@@ -169,6 +170,23 @@ class Assembler:
         self.tools = checked
         return ServiceSpec(name=name, domain=domain, description=description or name,
                            entities=self._entity_specs(), tools=checked, provenance=provenance)
+
+    def _link_ids(self) -> None:
+        """``<entity>_id`` fields name a record of that entity when a tool of this service
+        reads or creates it (slack's ``channel_id`` on a message, notion's ``block_id``):
+        a ``Ref``, so the graph links the tools and an unknown id is a 404."""
+        resources = {t.entity for t in self.tools if not t.simulated
+                     and t.op in ("list", "get", "search", "create")}
+        resources = {e for e in resources if self.entities[e].seed_count > 0
+                     and not self.entities[e].singleton}
+        for draft in self.entities.values():
+            for fname, spec in list(draft.fields.items()):
+                target = fname[:-3] if fname.endswith("_id") else None
+                if (target in resources and target != draft.name and spec.type == "string"
+                        and not spec.enum and spec.ref is None):
+                    draft.fields[fname] = spec.model_copy(update={"type": "Ref", "ref": target})
+                    self.warnings.append(f"{draft.name}.{fname}: Ref[{target}] (a record another "
+                                         "tool of the service reads or creates)")
 
     def _entity_specs(self) -> list[EntitySpec]:
         return [EntitySpec(name=d.name, description=d.description or f"A {d.name}.",

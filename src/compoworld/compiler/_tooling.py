@@ -6,11 +6,13 @@ Shared by every importer: a plan says which operation a source tool is and on wh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from compoworld.compiler._assemble import MAX_FIELDS, Assembler
-from compoworld.compiler._rules import identifier
+from compoworld.compiler._rules import identifier, key_like
+from compoworld.compiler._semantic import singular
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
 _LIMIT = {"limit", "per_page", "page_size", "pagesize", "max_results", "maxresults", "top",
@@ -24,6 +26,29 @@ _CONTROL = {"fields", "expand", "include", "format", "pretty", "pretty_print", "
             "page_token", "pagetoken", "cursor", "next_token", "after", "before",
             "starting_after", "ending_before", "continuation_token", "embed", "select",
             "page_number", "pagenumber", "api_version", "version", "jsonp", "user_ip"}
+_PAGING = {"page", "cursor", "start_cursor", "page_token", "pagetoken", "next_token",
+           "next_page_token", "continuation_token", "after", "before", "starting_after",
+           "ending_before", "page_number", "pagenumber", "next_cursor", "pagination_token",
+           "offset_token", "marker", "next_marker", "start_key", "exclusive_start_key"}
+"""Paging by a token or a page number, which the engine's offset paging cannot honour."""
+_LIMITS = re.compile(r"(?:max|maximum)_(?:records|results|items|rows|entries|count|hits)|"
+                     r"(?:records|results|items|rows|entries)_(?:max|limit)")
+"""``max_records``: how many to answer, a page size, never a bound of a field."""
+_OPTIONS = re.compile(r"(?:include|show|with|return|expand|fetch)_")
+"""``include_hidden``, ``show_archived``: whether more is answered, never equality."""
+_EXPRESSIONS = re.compile(r"(?:^|_)(?:filter|filters|formula|expression|jql|cql|sql|where)$|"
+                          r"^filter_by")
+"""``filter``, ``filter_by_formula``, ``jql``: a filter language, not a value to match."""
+_PROTOCOL = {"signature", "sig", "devid", "dev_id", "api_signature", "hmac", "read_mask",
+             "api_version", "apiversion", "client_secret", "app_secret", "auth", "auth_token",
+             "authorization", "session_token", "nonce", "timestamp_signature"}
+"""Request signing, credentials and versions of the wire protocol (ptv's ``devid`` +
+``signature``, ``api-version``), required or not: on an OpenAPI query string they are the
+protocol's, as headers are."""
+_PRESENTATION = {"raw", "pretty", "debug", "verbose", "pass_through", "minify", "compact",
+                 "human", "envelope", "suppress_response_codes"}
+"""Options of how an answer is rendered or relayed (apideck's ``raw`` "include the raw
+response, for debugging"), never of what it holds: transport, on an OpenAPI query string."""
 _PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
@@ -61,6 +86,10 @@ class ToolPlan:
     description: str = ""
     keys: list[str] = field(default_factory=list)
     """Inputs naming the record by a natural key (a path, a name) instead of an id."""
+    transport: bool = False
+    """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
+    the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
+    MCP or OpenAI function's every parameter is the operation's own."""
 
 
 def _parent_field(asm: Assembler, plan: ToolPlan, parent: str) -> str:
@@ -84,6 +113,13 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                 asm.add_field(entity, name, schema)
     params: list[ParamSpec] = []
     names: set[str] = set()
+    dropped: list[str] = []
+    """Declared parameters the mapping has no role for: the tool is then simulated."""
+
+    def drop(name: str, required: bool, why: str) -> None:
+        asm.warnings.append(f"{plan.source}: parameter {name!r} {why}")
+        if required or not (plan.transport and param_category(name, set()) == "control"):
+            dropped.append(name)
 
     def add(p: ParamSpec) -> None:
         if p.name not in names:
@@ -115,33 +151,77 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                               field=parents[name], required=True, description=text))
             continue
         category = param_category(name, plan.query_names)
-        if category == "control" or (category != "value" and op not in ("list", "search")):
+        if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
+                not required and (identifier(name) in _PRESENTATION or (
+                    _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
+            continue  # protocol, not operation (see ToolPlan.transport)
+        if not plan.transport and identifier(name) in _PAGING and range_bound(
+                name, schema) is None:
+            drop(name, required, "pages by a token or page number (the engine pages by offset)")
+            continue
+        if category == "control" or (category == "query" and op != "search"):
+            category = "value"  # an MCP tool's `key`, `format` or `page`, a message's `text`
+        if category != "value" and op not in ("list", "search"):
+            drop(name, required, f"({category}) has no role in op {op!r}")
             continue
         if category != "value":
-            if category == "query" and op != "search":
-                continue
             add(ParamSpec(name=pname, role=category, description=text,
                           required=required if category == "query" else None))
             continue
         if not (reads or writes):
-            asm.warnings.append(f"{plan.source}: parameter {name!r} not modelled for op {op!r}")
+            drop(name, required, f"not modelled for op {op!r}")
             continue
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
-            asm.warnings.append(f"{plan.source}: exclusion filter {name!r} not modelled")
+            drop(name, required, "is an exclusion filter (not modelled)")
             continue
-        known = identifier(name, "f") in draft.fields
+        if reads and not plan.transport and _LIMITS.fullmatch(pname):
+            add(ParamSpec(name=pname, role="limit", description=text))  # max_records
+            continue
+        if reads and ((_OPTIONS.match(pname) and schema.get("type") == "boolean")
+                      or _EXPRESSIONS.search(pname) or (pname in ("fields", "properties") and
+                                                        schema.get("type") == "array")):
+            drop(name, required, "says what to answer or holds a filter expression, not a "
+                                 "value to match")
+            continue
+        bound = range_bound(name, schema) if reads else None
+        if bound is not None:
+            field_name, cmp = bound
+            fname = asm.add_field(entity, field_name, {k: v for k, v in schema.items()
+                                                       if k != "description"})
+            if fname is None or fname == "id":
+                drop(name, required, "bounds a field that cannot be stored")
+                continue
+            if name.rstrip("<>=") != name:  # `DateSent<`: the wire name has the operator
+                pname = f"{identifier(name.rstrip('<>='), 'p')}_{cmp}"
+                text = f"{text} (`{name}` in the API.)".strip()
+            add(ParamSpec(name=pname, role="filter", field=fname, description=text,
+                          required=bool(required), op=cmp))
+            continue
+        known = identifier(name, "f") in draft.fields or identifier(name, "f") == "id"
         if not known and len(draft.fields) >= MAX_FIELDS - _RESERVED_FIELDS:
-            asm.warnings.append(f"{plan.source}: parameter {name!r} not modelled ({entity} has "
-                                f"{len(draft.fields)} fields; the rest is kept for parents)")
+            drop(name, required, f"not modelled ({entity} has {len(draft.fields)} fields; the "
+                                 "rest is kept for parents)")
             continue
-        fname = asm.add_field(entity, name, schema, description=text)
-        if fname is None or fname == "id":
+        member = reads and _members(name, schema, draft.fields)
+        fname = asm.add_field(entity, member or name,
+                              schema["items"] if member else schema, description=text)
+        if fname is None or (fname == "id" and not member):
+            if required or fname is None:
+                drop(name, required, "cannot be stored")
             continue
         role = "filter" if reads else "field"
         need = bool(required) and op in ("create", "send", "compute", "list", "search")
         within = reads and pname in _PLACES  # a folder or prefix holds what is under it
         add(ParamSpec(name=pname, role=role, field=fname, description=text, required=need,
-                      op="contains" if within else "eq"))
+                      op="in" if member else "contains" if within else "eq"))
+    if dropped:
+        reason = (f"declared parameter{'s' if len(dropped) > 1 else ''} "
+                  f"{', '.join(repr(d) for d in dropped)} ha{'ve' if len(dropped) > 1 else 's'} "
+                  f"no role in the mapped {op}")
+        asm.opaque(plan.name, plan.description or _describe(plan), inputs, record,
+                   reason=reason, source=plan.source, writes=op not in ("list", "search", "get"))
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
     if op == "search" and not any(p.role == "query" for p in params):
         op, rule = "list", f"{plan.rule} (no text query: filtered list)"
     else:
@@ -165,6 +245,72 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         name=name, description=plan.description or _describe(plan), entity=entity,
         op="action" if op in _EFFECTS else op, params=params,
         action=action, rule=rule, source=plan.source))
+
+
+_LOWER = ("min", "minimum", "from", "since", "after", "start", "gte", "gt", "earliest",
+          "oldest", "newer", "later")
+_UPPER = ("max", "maximum", "to", "until", "before", "end", "lte", "lt", "latest", "newest",
+          "older", "earlier")
+_TIME_BASES = {"created": "created_at", "updated": "updated_at", "modified": "updated_at",
+               "changed": "updated_at", "sent": "sent_at", "posted": "posted_at",
+               "published": "published_at", "due": "due_date"}
+
+
+def range_bound(name: str, schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(bounded field, comparison) of a range or time-window filter, or None.
+
+    ``min_price`` / ``price_min`` / ``minimum_price`` → (``price``, ``gte``); ``max_*`` →
+    ``lte``; ``MessageDate>`` / ``MessageDate<`` → ``gt`` / ``lt``; ``created_after`` /
+    ``updated_since`` → (``created_at`` / ``updated_at``, ``gt`` / ``gte``); a bare ``since``
+    / ``until`` bounds ``created_at``. Plain ``from`` / ``to`` (a route, a sender) and
+    ``start`` / ``end`` alone are no bounds.
+    """
+    raw = name.strip()
+    if raw.endswith((">=", "<=")):
+        return identifier(raw[:-2], "f"), "gte" if raw.endswith(">=") else "lte"
+    if raw.endswith((">", "<")) and len(raw) > 1:
+        return identifier(raw[:-1], "f"), "gt" if raw.endswith(">") else "lt"
+    if schema.get("type") in ("boolean", "array", "object"):
+        return None
+    parts = identifier(name, "f").split("_")
+    if parts in (["since"], ["until"]):
+        return "created_at", "gte" if parts == ["since"] else "lte"
+    if parts in (["after"], ["before"]) and (
+            schema.get("format") in ("date", "date-time")
+            or re.search(r"\b(date|time|timestamp|ISO ?8601|YYYY)", str(schema.get(
+                "description") or ""), re.I)):
+        return "created_at", "gt" if parts == ["after"] else "lt"  # not a paging cursor
+    if len(parts) < 2:
+        return None
+    head, tail, rest_head, rest_tail = parts[0], parts[-1], parts[1:], parts[:-1]
+    for words, rest in ((head, rest_head), (tail, rest_tail)):
+        if words in ("from", "to", "start", "end") and not (
+                rest[-1:] in (["date"], ["time"], ["at"]) or rest[0] in _TIME_BASES):
+            continue  # from_address, to_email, start_index: no bound
+        lower, upper = words in _LOWER, words in _UPPER
+        if not (lower or upper):
+            continue
+        base = "_".join(rest)
+        base = _TIME_BASES.get(base, base)
+        cmp = ("gt" if words in ("after", "gt", "newer", "later") else "gte") if lower else (
+            "lt" if words in ("before", "lt", "older", "earlier") else "lte")
+        return base, cmp
+    return None
+
+
+def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str | None:
+    """The field a plural list filter names its members of (``paths`` → ``path``, ``ids`` →
+    ``id``, ``statuses`` → ``status``): records whose field is one of the values."""
+    items = schema.get("items")
+    if schema.get("type") != "array" or not isinstance(items, dict) or items.get(
+            "type", "string") not in ("string", "integer", "number"):
+        return None
+    snake = identifier(name, "f")
+    one = singular(snake.split("_")[-1])
+    member = "_".join([*snake.split("_")[:-1], one])
+    if member == snake:
+        return None
+    return member if member == "id" or member in fields or key_like(member) else None
 
 
 def _describe(plan: ToolPlan) -> str:

@@ -1,0 +1,49 @@
+"""``apply_fidelity``: tools measured unfaithful against a real implementation are simulated.
+
+``bench/fidelity.py`` runs the same call sequences against a real server and against the
+service compiled from its spec and writes, per tool, how often both sides agreed (both
+succeeded or both refused). A tool below the threshold is switched to simulated with the
+measurement as its reason; the figure of every measured tool is returned for the catalog.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compoworld.service import ServiceSpec
+
+__all__ = ["apply_fidelity"]
+
+
+def apply_fidelity(spec: ServiceSpec, measured: dict[str, dict[str, Any]], *,
+                   min_agreement: float = 0.8) -> tuple[ServiceSpec, dict[str, float]]:
+    """The spec with every implemented tool measured below ``min_agreement`` simulated, and
+    the agreement of each measured tool (tool name → share of calls agreeing).
+
+    Args:
+        spec: A verified service spec.
+        measured: Tool name → ``{"agreement": float, "calls": int, "agree": int}``, as
+            ``bench/fidelity.py --out`` writes per server.
+        min_agreement: The least agreement a faithful tool shows.
+
+    Example:
+        >>> from compoworld.service import ServiceSpec
+        >>> spec = ServiceSpec(name="s", domain="developer", description="S.", entities=[],
+        ...                    tools=[])
+        >>> apply_fidelity(spec, {})[1]
+        {}
+    """
+    figures: dict[str, float] = {}
+    tools = []
+    for tool in spec.tools:
+        row = measured.get(tool.name)
+        if row is None or tool.simulated:
+            tools.append(tool)
+            continue
+        figures[tool.name] = float(row["agreement"])
+        if row["agreement"] < min_agreement:
+            reason = (f"fidelity: agreed with the real implementation on {row['agree']} of "
+                      f"{row['calls']} calls (< {min_agreement:.0%})")
+            tool = tool.model_copy(update={"simulated": True, "simulated_reason": reason})
+        tools.append(tool)
+    return spec.model_copy(update={"tools": tools}), figures

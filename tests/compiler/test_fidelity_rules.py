@@ -1,0 +1,234 @@
+"""Mapping rules that survive reading, each on a real fragment of the MCP development corpus
+(``tests/compiler/mcp_corpus``: ``tools/list`` of real servers, see its README)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compoworld.compiler import compile_mcp, compile_openapi, infer_semantic, verify_spec
+from compoworld.compiler._rules import identifier, split_verb
+from compoworld.compiler._tooling import range_bound
+from compoworld.service import Environment, Provenance, ToolSpec, build_service
+
+CORPUS = Path(__file__).parent / "mcp_corpus"
+
+
+def _server(name: str, *tools: str) -> dict[str, Any]:
+    doc = json.loads((CORPUS / f"{name}.json").read_text())
+    if tools:
+        doc = {**doc, "tools": [t for t in doc["tools"] if t["name"] in tools]}
+        assert {t["name"] for t in doc["tools"]} == set(tools)
+    return doc
+
+
+def _compile(name: str, *tools: str) -> tuple[dict[str, ToolSpec], Any]:
+    result = compile_mcp(_server(name, *tools), name=name, domain="developer",
+                         provenance=Provenance(source=f"{name}.json"))
+    verified = verify_spec(result.spec)
+    return {t.source or t.name: t for t in verified.spec.tools}, verified
+
+
+def test_namespace_prefixes_of_any_length_are_skipped():
+    assert split_verb("TwilioApiV2010--ListCallNotification") == ("list", ["call",
+                                                                          "notification"])
+    assert split_verb("hubspot-batch-create-objects") == ("create", ["objects"])
+    assert split_verb("API-get-block-children") == ("get", ["block", "children"])
+    assert split_verb("slack_post_message") == ("post", ["message"])
+    # a noun-verb inside the name yields to a verb ending it
+    assert split_verb("blog_post_comments_list") == ("list", ["blog", "post", "comments"])
+    tools, _ = _compile("hubspot", "hubspot-batch-create-objects", "hubspot-get-workflow")
+    assert "bulk" in tools["hubspot-batch-create-objects"].simulated_reason
+    tools, _ = _compile("git", "git_status")
+    assert tools["git_status"].simulated_reason == (
+        "the name 'git_status' holds no verb the rules know")
+
+
+def test_a_required_input_is_never_dropped_from_a_write():
+    # slack_post_message(channel_id, text): `text` is a query word elsewhere, here the message
+    tools, verified = _compile("slack", "slack_post_message", "slack_list_channels",
+                               "slack_get_users")
+    post = tools["slack_post_message"]
+    assert post.op == "create" and not post.simulated
+    assert {p.name: (p.role, p.required) for p in post.params} == {
+        "channel_id": ("field", True), "text": ("field", True)}
+    env = Environment([build_service(verified.spec)], seed=0)
+    sent = env.call("slack__slack_post_message", {"channel_id": "C1", "text": "hi"})
+    assert sent["success"] and sent["data"]["text"] == "hi"
+
+
+def test_a_declared_parameter_without_a_role_simulates_the_tool_with_that_reason():
+    # read_file(path, head, tail): a get has no role for head / tail
+    tools, _ = _compile("filesystem", "read_text_file", "get_file_info")
+    assert tools["read_text_file"].simulated
+    assert tools["read_text_file"].simulated_reason.startswith("declared parameters")
+    assert "'head'" in tools["read_text_file"].simulated_reason
+    assert not tools["get_file_info"].simulated
+    # paging by cursor: slack_list_channels(limit, cursor) cannot honour a cursor
+    tools, _ = _compile("slack", "slack_list_channels")
+    assert "'cursor'" in tools["slack_list_channels"].simulated_reason
+    # every implemented tool of the corpus accepts every declared parameter
+    for path in sorted(CORPUS.glob("*.json")):
+        doc = json.loads(path.read_text())
+        spec = compile_mcp(doc, name=path.stem, domain="developer",
+                           provenance=Provenance(source=path.name)).spec
+        declared = {t["name"]: set((t.get("inputSchema") or {}).get("properties") or {})
+                    for t in doc["tools"]}
+        for tool in spec.tools:
+            if tool.simulated:
+                continue
+            accepted = {p.name for p in tool.params}
+            assert {identifier(n, "p") for n in declared[tool.source or ""]} <= accepted, (
+                path.name, tool.name)
+
+
+def test_lists_by_answer_and_name_and_keys_that_name_one_record():
+    tools, _ = _compile("notion", "API-get-block-children", "API-get-user")
+    children = tools["API-get-block-children"]
+    # a list by its plural noun, simulated for its cursor (`start_cursor`) alone
+    assert "+ plural block_children → list" in (children.rule or "")
+    assert "'start_cursor'" in (children.simulated_reason or "")
+    assert tools["API-get-user"].op == "get"
+    tools, verified = _compile("github", "get_issue")
+    issue = tools["get_issue"]  # owner + repo + issue_number name one issue together
+    assert issue.op == "get" and [p.name for p in issue.params] == ["owner", "repo",
+                                                                    "issue_number"]
+    assert issue.name in verified.implemented
+    tools, _ = _compile("github", "create_or_update_file")
+    assert "upsert" in tools["create_or_update_file"].simulated_reason
+    tools, _ = _compile("taskmanager", "mark_task_done")
+    done = tools["mark_task_done"]
+    assert done.action is not None and done.action.effect == "transition"
+    assert done.action.set == {"status": "done"}
+
+
+@pytest.mark.parametrize(("name", "schema", "bound"), [
+    ("min_price", {"type": "number"}, ("price", "gte")),
+    ("price_max", {"type": "number"}, ("price", "lte")),
+    ("MessageDate>", {"type": "string"}, ("message_date", "gt")),
+    ("MessageDate<", {"type": "string"}, ("message_date", "lt")),
+    ("created_after", {"type": "string"}, ("created_at", "gt")),
+    ("updated_since", {"type": "string"}, ("updated_at", "gte")),
+    ("since", {"type": "string"}, ("created_at", "gte")),
+    ("after", {"type": "string", "description": "Return events created after this date "
+                                                "(YYYY-MM-DD)"}, ("created_at", "gt")),
+    ("after", {"type": "string", "description": "Cursor for the next page"}, None),
+    ("from_address", {"type": "string"}, None),
+    ("start_index", {"type": "integer"}, None),
+])
+def test_range_and_time_window_filters(name, schema, bound):
+    assert range_bound(name, schema) == bound
+
+
+def test_range_filters_compile_to_comparisons_and_keep_their_own_names():
+    # twilio's `MessageDate<` / `MessageDate>` are two bounds of one field, never merged
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {"/Messages": {
+        "get": {"operationId": "ListMessage", "parameters": [
+            {"name": "DateSent", "in": "query", "schema": {"type": "string",
+                                                            "format": "date-time"}},
+            {"name": "DateSent<", "in": "query", "schema": {"type": "string",
+                                                             "format": "date-time"}},
+            {"name": "DateSent>", "in": "query", "schema": {"type": "string",
+                                                             "format": "date-time"}},
+            {"name": "min_price", "in": "query", "schema": {"type": "number"}}],
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"type": "array", "items": {"type": "object", "properties": {
+                    "sid": {"type": "string"}, "price": {"type": "number"},
+                    "date_sent": {"type": "string", "format": "date-time"}}}}}}}}}}}}
+    spec = compile_openapi(doc, name="t", domain="x", provenance=Provenance(source="t")).spec
+    (tool,) = spec.tools
+    ops = {p.name: (p.field, p.op) for p in tool.params if p.role == "filter"}
+    assert ops == {"date_sent": ("date_sent", "eq"), "date_sent_lt": ("date_sent", "lt"),
+                   "date_sent_gt": ("date_sent", "gt"), "min_price": ("price", "gte")}
+    verified = verify_spec(spec)
+    assert tool.name in verified.implemented
+
+
+def test_refs_between_tools_of_one_server():
+    # notion: API-retrieve-a-block reads a block; the children list filters by `block_id`
+    tools, verified = _compile("notion", "API-get-block-children", "API-retrieve-a-block",
+                               "API-delete-a-block")
+    child = tools["API-get-block-children"]
+    entity = next(e for e in verified.spec.entities if e.name == child.entity)
+    block_id = next(f for f in entity.fields if f.name == "block_id")
+    assert (block_id.type, block_id.ref) == ("Ref", "block")
+
+
+@pytest.mark.parametrize(("name", "schema", "description", "expected"), [
+    # github / gitlab MCP fragments
+    ("created_by", {"type": "string"}, "Username of the creator", "Username"),
+    ("assignee", {"type": "string"}, "GitHub username to assign", "Username"),
+    ("assignee_username", {"type": "string"}, "", "Username"),
+    ("owner", {"type": "string"}, "Repository owner (username or organization)", None),
+    ("share_count", {"type": "number"}, "Total number of shares", None),
+    ("total_shares", {"type": "number"}, "", None),
+    ("created", {"type": "string"}, "", "DateTime"),
+    ("total_price", {"type": "number"}, "", "Money"),
+])
+def test_semantic_typing_precision_on_real_fragments(name, schema, description, expected):
+    assert infer_semantic(name, schema, description) == expected
+
+
+def test_an_all_simulated_server_passes_check_service():
+    # the memory server's tools are bulk writes over lists of records: all simulated, no state
+    from compoworld.service import check_service
+
+    _, verified = _compile("memory")
+    assert not verified.implemented
+    report = check_service(build_service(verified.spec))
+    assert report.ok, report.problems
+    assert not any("{seed" in problem for problem in report.problems)
+
+
+def test_service_summaries_are_whole_sentences():
+    from compoworld.compiler._summary import summary_text
+
+    spec = compile_mcp(_server("slack"), name="slack", domain="communication",
+                       provenance=Provenance(source="slack.json")).spec
+    assert spec.description.startswith("slack: List public or pre-defined channels")
+    assert spec.description.endswith(".") and ";" not in spec.description
+    everything = compile_mcp(_server("everything"), name="everything", domain="developer",
+                             provenance=Provenance(source="everything.json")).spec
+    assert everything.description.startswith("Audience: These instructions")  # the server's own
+    long = "First sentence here. " + "Another sentence, long enough. " * 30
+    text = summary_text(long, limit=120)
+    assert len(text) <= 120 and text.endswith(".") and text.count("Another") >= 1
+    assert summary_text("Manage pets. Manage pets.") == "Manage pets."
+
+
+def test_tool_names_are_the_servers_own_never_cut_nor_lost():
+    # gitlab (zereight) has 118 tools, some past 60 characters once sanitized; none is cut
+    doc = _server("gitlab_zereight")
+    spec = compile_mcp(doc, name="gitlab", domain="developer",
+                       provenance=Provenance(source="gitlab_zereight.json")).spec
+    assert len(spec.tools) == len(doc["tools"])
+    assert [t.source for t in spec.tools] == [t["name"] for t in doc["tools"]]
+    assert all(t.name == identifier(t.source or "", limit=None) for t in spec.tools)
+    # a collision after sanitizing keeps both tools
+    clash = compile_mcp({"tools": [{"name": "get-user", "inputSchema": {"type": "object"}},
+                                   {"name": "get_user", "inputSchema": {"type": "object"}}]},
+                        name="c", domain="developer", provenance=Provenance(source="c")).spec
+    assert [(t.name, t.source) for t in clash.tools] == [("get_user", "get-user"),
+                                                         ("get_user_2", "get_user")]
+
+
+def test_tools_measured_unfaithful_against_the_real_server_are_simulated():
+    # tests/compiler/fidelity_mcp.json: bench/fidelity.py against the real filesystem server
+    from compoworld.compiler import apply_fidelity
+
+    measured = json.loads((Path(__file__).parent / "fidelity_mcp.json").read_text())
+    rows = measured["servers"]["filesystem"]
+    _, verified = _compile("filesystem")
+    spec, figures = apply_fidelity(verified.spec, rows)
+    assert set(figures) == {name for name in rows if name in verified.implemented}
+    tools = {t.name: t for t in spec.tools}
+    for name, row in rows.items():
+        if row["agreement"] < 0.8:
+            assert tools[name].simulated
+            assert tools[name].simulated_reason.startswith("fidelity: agreed with the real")
+        else:
+            assert not tools[name].simulated
+    assert any(row["agreement"] < 0.8 for row in rows.values())  # get_file_info today
