@@ -56,7 +56,7 @@ EMBEDDED: tuple[str, ...] = (
     "apideck_ats", "apideck_crm", "apideck_customer_support",
     "apideck_issue_tracking", "apideck_lead",
     "apideck_sms", "google_analyticsadmin", "google_factchecktools", "google_mirror",
-   
+
     "google_mybusinessverifications", "google_plus",
     "google_script", "google_site_verification", "google_tasks", "google_vault", "gov_bc_ca_news",
     "greenpeace", "groundhog_day", "mailscript", "musixmatch",
