@@ -89,7 +89,9 @@ def test_doing_nothing_scores_nothing(tasks) -> None:
         scored = score_trajectory(task, trajectory)
         assert scored.score == 0.0 and scored.rubric_score == 0.0
         idle = next(c for c in scored.criteria if c.kind == "no_collateral")
-        assert idle.reason == "nothing the task asks for changed either"
+        writes = any(c.kind == "state" for c in task.rubric)
+        assert idle.reason == ("nothing the task asks for changed either" if writes
+                               else "nothing the task asks for was told either")
 
 
 def test_scoring_against_the_wrong_task_is_an_error(tasks, oracle_runs) -> None:

@@ -107,7 +107,7 @@ def test_services_are_named_as_a_person_names_them():
     named = {n: display_name(load_service(n)) for n in service_names()}
     assert named["mail"] == "my mailbox" and named["crm"] == "the CRM"
     assert named["apideck_ats"] == "the Apideck ATS"
-    assert named["google_keep"] == "Google Keep"
+    assert named["google_tasks"] == "Google Tasks"
     assert named["twilio_fax_v1"] == "Twilio Fax"
     for name, shown in named.items():
         assert "_" not in shown and shown.strip(), (name, shown)

@@ -169,7 +169,7 @@ def test_unknown_fields_render_generically(page: Any, files: dict[str, Path], tm
     site = export_viewer(build_bundle([files["tasks"], newer]), tmp_path / "site")
     page.goto(site.as_uri() + "#/run/0")
     sync_api.expect(page.locator("#notes .note")).to_contain_text("trajectory.x_judge")
-    sync_api.expect(page.locator("details.reasoning")).to_contain_text("The list comes first")
+    sync_api.expect(page.locator("details.reasoning").first).to_contain_text("The list comes first")
     answer = section(page, "Final answer")
     sync_api.expect(answer.locator("h4")).to_have_text("Report")
     sync_api.expect(answer.locator("li strong")).to_have_text("created")

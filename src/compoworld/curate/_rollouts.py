@@ -62,7 +62,7 @@ def run_rollouts(tasks: Sequence[Task], agent: Agent, out: Path, *, group: int,
         batch = RolloutStats()
         asyncio.run(rollout_async(tasks[start:start + size], agent, group=group, out=out,
                                   concurrency=concurrency, settings=settings,
-                                  on_trajectory=count, stats=batch))
+                                  on_trajectory=count, stats=batch, all_tasks=tasks))
         stats.planned += batch.planned
         stats.skipped += batch.skipped
         stats.done += batch.done

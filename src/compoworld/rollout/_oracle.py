@@ -85,7 +85,10 @@ def script(task: Task, stumble: bool = False) -> list[_Turn]:
     turns: list[_Turn] = []
     gateway = task.interface == "gateway"
     if gateway:
-        services = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in task.plan))
+        # the plan's services, then any other the task involves (a trap's: where the record
+        # it must not make twice already is)
+        services = list(dict.fromkeys([*(s.tool.split(SEPARATOR, 1)[0] for s in task.plan),
+                                       *task.involved]))
         turns += [[("services", None)], [("tools", s) for s in [*services, *lookalikes(task)]]]
     described: set[str] = set()
     wrong = stumble_step(task) if stumble else None

@@ -128,16 +128,20 @@ def _closest_miss(c: Criterion, net: Net, created: dict[str, list[Key]],
     return f"no new record matches; the closest differs on {', '.join(wrong[:4])}"
 
 
-def _collateral(c: Criterion, rubric: Sequence[Criterion], net: Net,
-                matching: _Matching) -> CriterionResult:
+def _collateral(c: Criterion, rubric: Sequence[Criterion], net: Net, matching: _Matching,
+                answered: bool) -> CriterionResult:
     others = sorted(k for k in net if k not in matching.expected)
     if others:
         shown = ", ".join(f"{t} {i} ({kind_of(*net[(t, i)])}d)" for t, i in others[:5])
         more = f" and {len(others) - 5} more" if len(others) > 5 else ""
         return CriterionResult(c.id, False, f"also changed: {shown}{more}")
-    if any(r.kind == "state" for r in rubric) and not any(k in net for k in matching.expected):
-        # Doing nothing changes nothing else, but it is no success at the constraint.
-        return CriterionResult(c.id, False, "nothing the task asks for changed either")
+    # Doing nothing changes nothing else, but it is no success at the constraint: the episode
+    # must have done some of what the task asks (a change, or, asked only to tell, an answer).
+    if any(r.kind == "state" for r in rubric):
+        if not any(k in net for k in matching.expected):
+            return CriterionResult(c.id, False, "nothing the task asks for changed either")
+    elif any(r.kind == "answer" for r in rubric) and not answered:
+        return CriterionResult(c.id, False, "nothing the task asks for was told either")
     return CriterionResult(c.id, True, "nothing else changed")
 
 
@@ -196,14 +200,16 @@ def score(rubric: Sequence[Criterion], initial: Environment, env: Environment,
     """
     net = run_diff(initial, env)
     matching = _match_state(rubric, net, env)
+    answers = {c.id: _answer(c, initial, final_message) for c in rubric if c.kind == "answer"}
+    answered = any(r.passed for r in answers.values())
     results = []
     for c in rubric:
         if c.kind == "state":
             results.append(matching.results[c.id])
         elif c.kind == "answer":
-            results.append(_answer(c, initial, final_message))
+            results.append(answers[c.id])
         elif c.kind == "call":
             results.append(_call(c, calls))
         else:
-            results.append(_collateral(c, rubric, net, matching))
+            results.append(_collateral(c, rubric, net, matching, answered))
     return results

@@ -204,10 +204,10 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
-    made = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    staged = make_scenario(plan, changes, env, rng, conditional=condition is not None)
     before = plan
-    if made is not None:
-        plan, scenario = made
+    if staged is not None:
+        plan, scenario = staged
         try:
             env = plant(ctx.fresh_work(), scenario.planted)
         except CompoWorldError:
@@ -241,6 +241,9 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if failed:
         return failed[0], signature
     today = ctx.initial.today.isoformat()
+    if settings.services is not None and len(set(settings.services) - set(involved)) < (
+            settings.distractors):
+        return "distractors", signature  # the subset has too few services left to distract
     distractors = choose_distractors(involved, settings.distractors, seed=seed,
                                      pool=settings.services)
     task = Task(

@@ -226,7 +226,7 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
                       if src.kind == "step" and src.step is not None and src.selection})
     rng.shuffle(options)
     for source_step, by, order in options:
-        selection = Selection(by=by, order=order)  # type: ignore[arg-type]
+        selection = Selection(by=by, order=order)
         moved = [shift_sources(s, 1, 0) for s in plan]
         for i, step in enumerate(moved):
             moved[i] = step.model_copy(update={"sources": {
@@ -259,8 +259,8 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
             "is_starred": False})
         full[0] = read.model_copy(update={"arguments": {"query": subject},
                                           "sources": {"query": ArgSource(kind="user")}})
-        (step, param), value = next(iter(selected(full).items()))
-        rule = Rule(kind="selection", author=author.name, subject=subject, step=step,
+        (at, param), value = next(iter(selected(full).items()))
+        rule = Rule(kind="selection", author=author.name, subject=subject, step=at,
                     param=param, value=value, selection=selection)
         note = (f"When several {things} fit, take the one {author.name}'s rule says to take — "
                 f"it is in their email \"{subject}\" in your inbox.")
@@ -279,7 +279,10 @@ def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
                 items = output
                 for part in parts[:at]:
                     items = items[int(part)] if isinstance(items, list) else items[part]
-                values = [item.get(flipped.by) for item in items if isinstance(item, dict)]
+                values: list[Any] = [item.get(flipped.by) for item in items
+                          if isinstance(item, dict) and item.get(flipped.by) is not None]
+                if not values:
+                    return False
                 best = max(values) if flipped.order == "max" else min(values)
                 return values.count(best) == 1
     return False

@@ -102,7 +102,7 @@ def display_name(service: Service) -> str:
         >>> from compoworld.catalog import load_service
         >>> display_name(load_service("mail")), display_name(load_service("apideck_ats"))
         ('my mailbox', 'the Apideck ATS')
-        >>> display_name(load_service("google_keep")), display_name(load_service("twilio_fax_v1"))
-        ('Google Keep', 'Twilio Fax')
+        >>> display_name(load_service("google_tasks")), display_name(load_service("twilio_fax_v1"))
+        ('Google Tasks', 'Twilio Fax')
     """
     return _display(service.name, service.description, service.origin)

@@ -58,4 +58,5 @@ def make_title(rng: random.Random) -> str:
 
     adjectives, _, nouns = _Company.catch_phrase_words
     tails = ("", "", "", " Review", " Plan", " Rollout", " Report", " Program", " Launch")
-    return f"{rng.choice(adjectives)} {rng.choice(nouns).title()}{rng.choice(tails)}"
+    return (f"{rng.choice(list(adjectives))} {rng.choice(list(nouns)).title()}"
+            f"{rng.choice(tails)}")
