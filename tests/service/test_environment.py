@@ -220,3 +220,47 @@ def test_the_journal_records_every_change_and_forgets_failed_calls(toy):
     assert env.changes() == []
     env.restore(env.snapshot())
     assert env.changes() is None  # after a restore, what changed is unknown
+
+
+def _state(env: Environment) -> tuple[object, ...]:
+    """The state without committing the episode (snapshot() would end the call savepoint)."""
+    return env.rows(), env.db("toy").digest(), env.changes()
+
+
+def test_a_failed_call_after_reads_writes_and_direct_writes_undoes_only_itself(toy):
+    # Calls share one savepoint while nothing is written (see Environment._open_call): every
+    # failure must still roll back exactly what the failed call did, whatever ran before it.
+    env = Environment([toy])
+    oid = owner_id(env)
+    for _ in range(3):
+        assert env.call("toy__get_owner", {"owner_id": oid})["success"]
+    before = _state(env)
+    assert env.call("toy__sneaky_read", {"owner_id": oid})["error"]["code"] == 500
+    assert env.call("toy__crash", {"owner_id": oid})["error"]["code"] == 500
+    assert _state(env) == before
+    assert env.call("toy__add_entry", {"owner_id": oid, "amount": 7})["success"]
+    env.db("toy").update("owner", oid, name="Direct Write")  # a grader or scenario writing
+    after_writes = _state(env)
+    assert env.call("toy__add_entry", {"owner_id": oid, "amount": 5000})["error"]["code"] == 422
+    assert env.call("toy__get_owner", {"owner_id": "nope"})["error"]["code"] == 404
+    assert env.call("toy__sneaky_read", {"owner_id": oid})["error"]["code"] == 500
+    assert _state(env) == after_writes
+    assert env.call("toy__get_owner", {"owner_id": oid})["data"]["name"] == "Direct Write"
+    changes = env.changes()
+    assert changes is not None and [c.table for c in changes] == ["toy__entry", "toy__owner"]
+
+
+def test_reset_and_snapshot_end_the_shared_call_savepoint(toy):
+    env = Environment([toy])
+    oid = owner_id(env)
+    initial = env.snapshot()
+    env.reset()
+    assert env.call("toy__get_owner", {"owner_id": oid})["success"]
+    env.reset()  # ROLLBACK TO episode ends the call savepoint: the next call opens a new one
+    assert env.call("toy__sneaky_read", {"owner_id": oid})["error"]["code"] == 500
+    assert env.call("toy__add_entry", {"owner_id": oid, "amount": 3})["success"]
+    written = env.snapshot()  # commits the episode, and the call savepoint with it
+    assert env.call("toy__crash", {"owner_id": oid})["error"]["code"] == 500
+    assert env.snapshot() == written != initial
+    env.reset()
+    assert env.snapshot() == initial

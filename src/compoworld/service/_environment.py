@@ -280,6 +280,7 @@ class Environment:
     def _begin_episode(self, *, at_initial: bool) -> None:
         self._conn.execute("SAVEPOINT episode")
         self._at_initial = at_initial
+        self._call_savepoint: int | None = None  # see _open_call
 
     def _commit_episode(self) -> None:
         """Commit what the episode did (``serialize`` sees only committed pages)."""
@@ -319,9 +320,10 @@ class Environment:
     def reset(self) -> None:
         """Restore the initial seeded state (and forget failures and simulated answers)."""
         if self._pending:
-            self._settle()
+            self._settle()  # a new episode: no call savepoint
         elif self._at_initial:
-            self._conn.execute("ROLLBACK TO episode")
+            self._conn.execute("ROLLBACK TO episode")  # also ends the call savepoint
+            self._call_savepoint = None
         else:  # a snapshot or restore committed a state since: load the initial image
             self._replace(self._image, at_initial=True)
         self.failures.clear()
@@ -411,11 +413,30 @@ class Environment:
         self._simulated.append((name, args, data))
         return data
 
+    # Each call runs in the savepoint "call". Opening and releasing it costs two statements, as
+    # much as a point read, so it is left open after a call and the next call reuses it while it
+    # still marks the present state: while conn.total_changes is what it was when the savepoint
+    # was opened or last rolled back to (``_call_savepoint``). SQLite counts there every row an
+    # INSERT, UPDATE or DELETE touched and never decreases it, and every write to the state is
+    # one of those (Db's writes, sequence and version rows, and tools reach the state only through
+    # Db; the schema is only made before the first episode). So an equal count proves nothing was
+    # written since: a run of reads pays for one savepoint, and a failed call rolls back exactly
+    # what it did. Ending the episode savepoint (reset, snapshot, restore) ends it too.
+
+    def _open_call(self) -> None:
+        """Make the savepoint "call" mark the present state (see above)."""
+        changes = self._conn.total_changes
+        if self._call_savepoint != changes:
+            if self._call_savepoint is not None:  # written since: keep it, in the episode
+                self._conn.execute("RELEASE call")
+            self._conn.execute("SAVEPOINT call")
+            self._call_savepoint = changes
+
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
         conn = self._conn
+        self._open_call()
         changes = conn.total_changes
         self._mark = len(self._journal)
-        conn.execute("SAVEPOINT call")
         try:
             if tool.simulated:  # what the world model invents is written back, even on reads
                 data = self._simulate(name, tool, db, args)
@@ -436,12 +457,12 @@ class Environment:
             self._rollback()
             self.failures.append(ToolFailure(name, dict(args), repr(error), traceback.format_exc()))
             return fail(500, f"tool {name!r} failed: {type(error).__name__}")
-        conn.execute("RELEASE call")
         return ok(data)
 
     def _rollback(self) -> None:
+        """Undo the failed call; its savepoint stays open, marking the state before it again."""
         self._conn.execute("ROLLBACK TO call")
-        self._conn.execute("RELEASE call")
+        self._call_savepoint = self._conn.total_changes
         del self._journal[self._mark:]
 
     def _unknown_tool(self, name: object) -> str:
