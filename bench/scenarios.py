@@ -45,7 +45,8 @@ def _identifiers(tasks: list[Task]) -> tuple[set[str], set[str]]:
 
 def _mentions(tasks: list[Task], seed: int) -> tuple[float, float]:
     """The largest share of tasks a person (name or email) or a company of the pool appears
-    in (instruction and plan arguments); the user, who asks every task of a world, left out."""
+    in (instruction and plan arguments); the user, who asks every task of a world, and the
+    user's own company left out."""
     pool = context(seed).initial.pool
     people, companies = Counter(), Counter()
     for task in tasks:
@@ -56,6 +57,8 @@ def _mentions(tasks: list[Task], seed: int) -> tuple[float, float]:
             if person.name.casefold() in text or person.email.casefold() in text:
                 people[person.name] += 1
         for company in pool.companies:
+            if company == pool.user.company:
+                continue
             if company.name.casefold() in text:
                 companies[company.name] += 1
     n = max(len(tasks), 1)

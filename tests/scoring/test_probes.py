@@ -34,7 +34,7 @@ def test_no_probe_completes_a_generated_task(probe_tasks) -> None:
     assert len(tasks) >= 20
     figures = run_probes(tasks)
     _check(figures)
-    assert all(f.calls > 0 for f in figures if f.agent not in ("probe-claim",))
+    assert all(f.calls > 0 for f in figures if f.agent != "probe-claim" and f.tasks)
 
 
 @pytest.mark.slow

@@ -264,3 +264,24 @@ def test_reset_and_snapshot_end_the_shared_call_savepoint(toy):
     assert env.snapshot() == written != initial
     env.reset()
     assert env.snapshot() == initial
+
+
+def test_reset_recovers_when_sqlite_ended_the_episode_itself() -> None:
+    """SQLite rolls a transaction back by itself on some errors (out of memory, a full disk):
+    reset then starts again from the initial image instead of failing on its own rollback."""
+    from compoworld.catalog import load_service, load_services
+    from compoworld.service import Environment
+
+    env = Environment(load_services(["contacts"]), seed=0)
+    before = env.digest()
+    env.reset()
+    contact = env.db("contacts").select("contact", limit=1)[0]
+    assert env.call("contacts__set_favorite", {"contact_id": contact["id"],
+                                               "favorite": not contact["favorite"]})["success"]
+    env._conn.execute("ROLLBACK")  # what SQLite does on SQLITE_NOMEM or SQLITE_FULL
+    env.reset()
+    assert env.digest() == before
+    env.mount(load_service("crm"), Environment(load_services(["crm"]), seed=0).image())
+    env._conn.execute("ROLLBACK")
+    env.reset()  # with a service mounted during the episode, too
+    assert "crm" in env.services and env.db("crm").select("deal", limit=1)

@@ -211,7 +211,8 @@ class Environment:
         """Make the services mounted during the episode part of the initial state (the episode's
         own work is dropped: this runs on reset)."""
         conn = self._conn
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # (SQLite itself ends it on some errors, e.g. out of memory)
+            conn.execute("ROLLBACK")
         if not self._at_initial:
             _load(conn, self._image)
         for name, image in self._pending.items():
@@ -321,6 +322,11 @@ class Environment:
         """Restore the initial seeded state (and forget failures and simulated answers)."""
         if self._pending:
             self._settle()  # a new episode: no call savepoint
+        elif not self._conn.in_transaction:
+            # SQLite ended the episode's transaction itself (it rolls back on some errors, such
+            # as running out of memory): what is committed is the image's state; start again.
+            _load(self._conn, self._image)
+            self._begin_episode(at_initial=True)
         elif self._at_initial:
             self._conn.execute("ROLLBACK TO episode")  # also ends the call savepoint
             self._call_savepoint = None
