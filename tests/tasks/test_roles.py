@@ -45,3 +45,16 @@ def test_generated_writes_use_the_user_only_as_who_acts() -> None:
                 if isinstance(value, str) and value.casefold() in identity:
                     assert any(w in field for w in ("author", "owner", "sender", "assign")), (
                         task.id, step.tool, field)
+
+
+def test_a_services_one_account_is_never_renamed_after_someone_else() -> None:
+    from compoworld.catalog import load_service
+    from compoworld.tasks._roles import renames_owner
+
+    env = Environment([load_service("mailscript")], seed=0)
+    assert env.db("mailscript").count("user") == 1  # the caller's own account
+    renamed = _changes(env, "mailscript__update_user", {"display_name": "Ada Byron"})
+    assert renamed and renames_owner(renamed, env)
+    for task in generate_tasks(100, seed=0):
+        assert "mailscript__update_user" not in {s.tool for s in task.plan
+                                                 if "display_name" in s.arguments}, task.id

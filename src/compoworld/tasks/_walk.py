@@ -19,7 +19,7 @@ from compoworld.service import SEPARATOR, Change, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._diff import net_changes, undoes
 from compoworld.tasks._model import ArgSource, Selection, Step
-from compoworld.tasks._roles import misuses_user
+from compoworld.tasks._roles import misuses_user, renames_owner
 from compoworld.tasks._values import selections, user_value
 
 
@@ -289,7 +289,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
         if changes:  # it rewrote records with their own values: the state's version moved
             _rewind(ctx, walk_)
         return False  # a write that changes nothing (an update with no new values) is no step
-    if changes and misuses_user(changes, env.pool.user):
+    if changes and (misuses_user(changes, env.pool.user) or renames_owner(changes, ctx.initial)):
         _rewind(ctx, walk_)  # the user made a customer, or their own account renamed
         return False
     if changes and walk_.changes:
