@@ -121,6 +121,20 @@ def _message_id(rng: random.Random) -> str:
     return f"ms_{rng.getrandbits(32):08x}"
 
 
+def _email(env: Environment, rng: random.Random, author: Person, subject: str,
+           body: str) -> Planted:
+    """A colleague's email in the user's inbox, sent in the last week, not read yet."""
+    user = env.pool.user
+    sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
+                            time(9 + rng.randrange(8), rng.randrange(60)))
+    record = _message_id(rng)
+    return Planted(service=RULE_SERVICE, entity="message", values={
+        "id": record, "thread_id": record, "folder": "inbox", "status": "received",
+        "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
+        "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
+        "is_starred": False})
+
+
 def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
              rng: random.Random) -> tuple[list[Step], Rule, Planted, str] | None:
     """Move one user-stated value of a write into a colleague's email: the new plan (the email
@@ -152,17 +166,10 @@ def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
     label, things = _label(name), _label(entity[1]) + "s"
     subject = f"{label.capitalize()} for {things}"
     value = step.arguments[name]
-    sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
-                            time(9 + rng.randrange(8), rng.randrange(60)))
-    record = _message_id(rng)
-    body = (f"Hi {user.first_name},\n\nA quick one on {things}: from now on, please use "
-            f"{value} as the {label} whenever you add or change one. That keeps our records "
-            f"consistent across the tools.\n\nThanks,\n{author.first_name}")
-    planted = Planted(service=RULE_SERVICE, entity="message", values={
-        "id": record, "thread_id": record, "folder": "inbox", "status": "received",
-        "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
-        "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
-        "is_starred": False})
+    planted = _email(env, rng, author, subject, (
+        f"Hi {user.first_name},\n\nA quick one on {things}: from now on, please use "
+        f"{value} as the {label} whenever you add or change one. That keeps our records "
+        f"consistent across the tools.\n\nThanks,\n{author.first_name}"))
     read = Step(tool=f"{RULE_SERVICE}{SEPARATOR}list_messages", arguments={"query": subject},
                 sources={"query": ArgSource(kind="user")}, output=None)
     moved = [shift_sources(s, 1, 0) for s in plan]
@@ -246,17 +253,10 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
         user = env.pool.user
         things = _things(plan[source_step])
         subject = f"Which {things} to go with"
-        sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
-                                time(9 + rng.randrange(8), rng.randrange(60)))
-        record = _message_id(rng)
-        body = (f"Hi {user.first_name},\n\nWhen more than one of our {things} fits what you "
-                f"are looking for, always go with the one with the {which(selection)}. "
-                f"Please don't pick by hand.\n\nThanks,\n{author.first_name}")
-        planted = Planted(service=RULE_SERVICE, entity="message", values={
-            "id": record, "thread_id": record, "folder": "inbox", "status": "received",
-            "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
-            "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
-            "is_starred": False})
+        planted = _email(env, rng, author, subject, (
+            f"Hi {user.first_name},\n\nWhen more than one of our {things} fits what you "
+            f"are looking for, always go with the one with the {which(selection)}. "
+            f"Please don't pick by hand.\n\nThanks,\n{author.first_name}"))
         full[0] = read.model_copy(update={"arguments": {"query": subject},
                                           "sources": {"query": ArgSource(kind="user")}})
         (at, param), value = next(iter(selected(full).items()))
