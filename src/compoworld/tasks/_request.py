@@ -31,47 +31,20 @@ from compoworld.tasks._phrasing import (
     words,
 )
 from compoworld.tasks._service_names import display_name
-
-# Entities that are people: "add <person> as an applicant", and their fields are "their ...".
-_PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "user", "member",
-                     "candidate", "person", "attendee", "subscriber", "participant", "author",
-                     "recipient", "volunteer", "agent", "owner", "sender", "profile"})
-_COMPANIES = frozenset({"company", "account", "organization", "enterprise", "vendor",
-                        "supplier", "business"})
-# Why a person would ask for a record in a system of this domain (said once, when it applies).
-_WHY = {("create", "hr"): "so HR has them on file",
-        ("create", "sales"): "so the sales team can follow up",
-        ("create", "support"): "so support has their details when they get in touch",
-        ("create", "finance"): "so we can invoice them",
-        ("update", "sales"): "so the pipeline stays accurate"}
-_PAST = {"create": "added", "update": "updated", "send": "sent", "delete": "deleted",
-         "other": "set up"}
-_VERB_PAST = {"tag": "tagged", "log": "logged", "draft": "drafted", "move": "moved",
-              "mark": "marked", "cancel": "cancelled", "schedule": "scheduled",
-              "book": "booked", "open": "opened", "register": "registered", "assign": "assigned",
-              "archive": "archived", "upload": "uploaded", "submit": "submitted"}
-# Create verbs a person keeps ("log an activity", "schedule a meeting"); others read "create".
-_KEPT = frozenset({"log", "schedule", "book", "open", "register", "upload", "submit", "draft"})
-_BY = {"sender": "from", "from": "from", "to": "to", "recipient": "to", "owner": "owned by",
-       "owner email": "owned by", "assignee": "assigned to", "assignee email": "assigned to",
-       "organizer": "organized by", "author": "by", "author email": "by",
-       "company": "at", "organization": "for", "query": "matching", "name contains":
-       "whose name contains", "tag": "tagged", "email": "with the email address",
-       "number": "numbered", "phone": "with the phone number", "status": "with status",
-       "stage": "in stage", "folder": "in the folder", "industry": "in the industry"}
-
-
-def _tail(path: str | None) -> str:
-    parts = [p for p in (path or "").split(".") if not p.isdigit()]
-    return parts[-1] if parts else ""
-
-
-def _is_list(output: Any) -> bool:
-    return isinstance(output, list) or (isinstance(output, dict) and "items" in output
-                                        and isinstance(output["items"], list))
-
-
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+from compoworld.tasks._vocabulary import (
+    BY,
+    COMPANIES,
+    KEPT,
+    ORDINALS,
+    PAST,
+    PEOPLE,
+    VERB_PAST,
+    WHY,
+    find,
+    is_list,
+    join,
+    last_field,
+)
 
 
 class Request:
@@ -137,7 +110,7 @@ class Request:
                                                         "CompanyName")
             value = self.value(source, step.arguments[name], name, typed,
                                "who" if found else "field")
-            by = _BY.get(label)
+            by = BY.get(label)
             if by is None and any(w in label.split() for w in ("after", "before", "since",
                                                                "until", "from", "to")):
                 by = label
@@ -160,13 +133,13 @@ class Request:
         if tool.kind == "write":
             key: tuple[Any, ...] = ("made", i)
             verb = verb_and_noun(tool.name)[0]
-            past = _VERB_PAST.get(verb) or _PAST[family(tool.name, tool.kind)]
+            past = VERB_PAST.get(verb) or PAST[family(tool.name, tool.kind)]
             if key in self.introduced:
                 return f"the new {entity}" if past == "added" else f"that {entity}"
             self.introduced.add(key)
             return f"the {entity} you {past}{self._in(i)}"
         within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
-        if within and not _is_list(step.output):
+        if within and not is_list(step.output):
             outer = self.record(i)
             inner = words(within[-1])
             item = singular(inner)
@@ -191,7 +164,7 @@ class Request:
             where = self._in(i)
         if whole:
             return f"all the {plural(entity)}{filters}{where}"
-        if selection is not None and _is_list(step.output):
+        if selection is not None and is_list(step.output):
             if self._ruled(selection):
                 return (f"the {entity}{where}{filters} that {self.rule.author}'s rule "  # type: ignore[union-attr]
                         f"says to take")
@@ -210,11 +183,11 @@ class Request:
         tool = self.env.tools[step.tool]
         refs = {p.name for p in tool.params if p.ref}
         keyed = [(n, s) for n, s in step.sources.items() if n in refs and s.kind == "step"]
-        if _is_list(step.output) or len(keyed) != 1 or len(step.sources) != 1:
+        if is_list(step.output) or len(keyed) != 1 or len(step.sources) != 1:
             return None
         source = keyed[0][1]
         assert source.step is not None
-        if _tail(source.path) == "id" and self.entity(source.step) == self.entity(i):
+        if last_field(source.path) == "id" and self.entity(source.step) == self.entity(i):
             return self.record(source.step, source.selection, path=source.path)
         key = ("chain", i)
         if key in self.introduced:
@@ -257,7 +230,7 @@ class Request:
             return f"the {words(name)} {author} asked for in their email"
         if source.each:
             item = int((source.path or "0.0").split(".")[1])
-            return (f"the {words(_tail(source.path))} of the {_ORDINALS[item]} of "
+            return (f"the {words(last_field(source.path))} of the {ORDINALS[item]} of "
                     f"{self.record(source.step, whole=True)}")
         if source.kind == "computed":
             first = (source.paths[0] if source.paths else "amount").split(".")
@@ -271,7 +244,7 @@ class Request:
             return mine
         source = self._origin(source)
         assert source.step is not None
-        tail = _tail(source.path)
+        tail = last_field(source.path)
         typed = source.semantic if source.semantic not in (None, "id", "Ref") else None
         if (typed is None and type_words(semantic) is None) or tail in ("id", ""):
             if tail.endswith("_id") and tail != "id":  # "the customer of that invoice"
@@ -330,10 +303,10 @@ class Request:
         return None
 
     def _company(self, i: int) -> bool:
-        return self.entity(i).split(" ")[-1] in _COMPANIES
+        return self.entity(i).split(" ")[-1] in COMPANIES
 
     def _person(self, i: int) -> bool:
-        return self.entity(i).split(" ")[-1] in _PEOPLE
+        return self.entity(i).split(" ")[-1] in PEOPLE
 
     # -- items ---------------------------------------------------------------------------
 
@@ -341,7 +314,7 @@ class Request:
         """The argument naming who a create is about ("add <that person> as a customer"): a
         person's name for an entity that is a person, a company's for a company."""
         last = entity.split(" ")[-1]
-        wanted = "PersonName" if last in _PEOPLE else "CompanyName" if last in _COMPANIES \
+        wanted = "PersonName" if last in PEOPLE else "CompanyName" if last in COMPANIES \
             else None
         for name, source in step.sources.items():
             if semantic.get(name) == wanted and source.kind == "step" and (
@@ -369,7 +342,7 @@ class Request:
             subject = self._subject(step, entity, semantic)
             if subject is not None:
                 source = self._origin(step.sources[subject])
-                role = split_field(_tail(source.path), source.semantic)[0]
+                role = split_field(last_field(source.path), source.semantic)[0]
                 if source.semantic == "CompanyName" and source.step is not None and \
                         not self._company(source.step):
                     role = role or "company"
@@ -390,7 +363,7 @@ class Request:
                 if target is not None:
                     on = " for " + self.value(step.sources[target], step.arguments[target],
                                               target, None)
-                make = verb if verb in _KEPT else "create"
+                make = verb if verb in KEPT else "create"
                 head = f"{make} {article(entity)} {entity}{called}{on}{self._in(i)}"
         elif kind in ("update", "delete") and target is not None:
             what = self.value(step.sources[target], step.arguments[target], target, None)
@@ -433,10 +406,10 @@ class Request:
             fields = " for " + fields.removeprefix(", with ")
         text = head + fields
         domain = self.env.services[self._service(i)].domain
-        why = _WHY.get((kind, domain))
+        why = WHY.get((kind, domain))
         last = self.condition is not None and i == len(self.steps) - 1
         if why and not last and domain not in self.why_said and not head.startswith("add me ") and \
-                entity.split(" ")[-1] in _PEOPLE:
+                entity.split(" ")[-1] in PEOPLE:
             self.why_said.add(domain)
             text += f", {why}" if not fields else f" — {why}"
         if self.condition is not None and i == len(self.steps) - 1:
@@ -471,16 +444,16 @@ class Request:
                 parts.append(value)  # "the email address of ...", "their phone number"
             else:
                 parts.append(f"the {label} set to {value}")
-        text = ", linked to " + _join(links) if links else ""
+        text = ", linked to " + join(links) if links else ""
         if parts:
-            text += (", setting " if setting else ", with ") + _join(parts)
+            text += (", setting " if setting else ", with ") + join(parts)
         return text
 
     def _only_if(self) -> str:
         condition = self.condition
         assert condition is not None
         owner = self.record(condition.source, path=condition.path)
-        clause = compare(_tail(condition.path), condition.op, condition.threshold, owner)
+        clause = compare(last_field(condition.path), condition.op, condition.threshold, owner)
         return f" — but only if {clause}; otherwise leave that alone"
 
     def items(self) -> list[str]:
@@ -496,33 +469,10 @@ class Request:
             return None
         last = answer.step if answer.step is not None else len(self.steps) - 1
         output = self.steps[last].output
-        path = _find(output, answer.values[0], answer.selection is not None)
+        path = find(output, answer.values[0], answer.selection is not None)
         kind = type_words(answer.semantic) or words(answer.semantic)
-        role, own = split_field(_tail(path), answer.semantic) if path else ("", kind)
+        role, own = split_field(last_field(path), answer.semantic) if path else ("", kind)
         source = ArgSource(kind="step", step=last, path=path, selection=answer.selection)
         if role:
             return f"tell me the {own} of {self._role(source, role)}."
         return f"tell me the {own} of {self.record(last, answer.selection, path=path)}."
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def _find(output: Any, value: Any, in_items: bool) -> str | None:
-    """The path of ``value`` in ``output`` (in a list item when ``in_items``)."""
-    def walk(node: Any, path: list[str]) -> str | None:
-        if node == value and path:
-            return ".".join(path)
-        if isinstance(node, dict):
-            for key, child in node.items():
-                found = walk(child, [*path, str(key)])
-                if found:
-                    return found
-        if isinstance(node, list):
-            for index, child in enumerate(node):
-                found = walk(child, [*path, str(index)])
-                if found:
-                    return found
-        return None
-    return walk(output, [])
