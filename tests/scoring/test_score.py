@@ -141,6 +141,21 @@ def test_summary_counts_by_kind(tasks, oracle_runs) -> None:
     assert summary.pass_rate_by_kind["no_collateral"] < 1.0
 
 
+def test_summary_leaves_out_what_the_environment_ended(tasks, oracle_runs) -> None:
+    # A broken environment is never the agent's failure: such a trajectory scores 0 but is
+    # counted apart, not in full completion or the pass rates.
+    broken = oracle_runs[0].model_copy(update={
+        "calls": [], "messages": oracle_runs[0].messages[:2], "final_message": "",
+        "finish_reason": "env_error", "error": "the episode failed before it ended"})
+    scored = score_trajectories(tasks, [*oracle_runs, broken])
+    assert scored[-1].score == 0.0
+    summary = summarize(scored)
+    assert summary.trajectories == len(tasks) + 1 and summary.env_failed == 1
+    assert summary.full_completion == 1.0 and summary.mean_rubric_score == 1.0
+    assert summary.criteria_by_kind["no_collateral"] == len(tasks)
+    assert summary.pass_rate_by_kind["no_collateral"] == 1.0
+
+
 def test_score_command(tmp_path, tasks, oracle_runs) -> None:
     tasks_file, rollouts, out = tmp_path / "tasks.jsonl", tmp_path / "r.jsonl", tmp_path / "s.jsonl"
     tasks_file.write_text("".join(t.model_dump_json() + "\n" for t in tasks))

@@ -55,6 +55,8 @@ def score_command(
     console.print(table)
     console.print(f"full completion: [bold]{summary.full_completion:.1%}[/]   mean rubric score: "
                   f"[bold]{summary.mean_rubric_score:.3f}[/]")
-    if summary.replay_mismatches or summary.env_errors:
+    if summary.replay_mismatches or summary.env_errors or summary.env_failed:
         console.print(f"[yellow]{summary.replay_mismatches} trajectories replayed differently "
-                      f"from their log; {summary.env_errors} environment errors[/]")
+                      f"from their log; {summary.env_errors} environment errors; "
+                      f"{summary.env_failed} trajectories ended by the environment (left out "
+                      f"of the figures above)[/]")
