@@ -2,9 +2,11 @@ import asyncio
 
 import pytest
 
+from compoworld.catalog import load_service
 from compoworld.models import AssistantMessage, ModelError
 from compoworld.tasks import Task, check_rewrite, generate_tasks, rewrite_instructions
-from compoworld.tasks._rewrite import stated_values
+from compoworld.tasks._rewrite import _prompt, _scenario_lines, names_identifier, stated_values
+from compoworld.tasks._service_names import display_name
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +60,37 @@ def test_rewrites_that_drop_or_leak_values_are_rejected(task):
     assert [t.instruction for t in tasks] == [task.instruction] * 3
     assert outcomes == {"dropped a stated value": 1, "leaks a value to discover": 1,
                         "model error": 1}
+
+
+@pytest.fixture(scope="module")
+def ruled() -> Task:
+    """A task whose scenario stores a value rule in the world."""
+    return next(t for t in generate_tasks(40, seed=4)
+                if t.scenario is not None and t.scenario.rule is not None
+                and t.scenario.rule.kind == "value" and len(str(t.scenario.rule.value)) > 2
+                and str(t.scenario.rule.value).casefold() not in t.instruction.casefold())
+
+
+def test_the_prompt_carries_the_scenario_never_the_rule(ruled):
+    prompt = _prompt(ruled)
+    rule = ruled.scenario.rule
+    assert ruled.today in prompt and ruled.scenario.persona in prompt
+    assert rule.author in prompt and ruled.instruction in prompt
+    assert str(rule.value).casefold() not in _scenario_lines(ruled).casefold()
+    for name in ruled.involved:  # the services as a person names them, never their ids
+        assert display_name(load_service(name)) in prompt
+
+
+def test_rewrites_that_state_the_rule_drop_its_pointer_or_name_a_tool_are_rejected(ruled):
+    rule = ruled.scenario.rule
+    stating = f"{ruled.instruction} (the note says {rule.value})"
+    assert check_rewrite(stating, ruled) == "leaks a value to discover"
+    author = rule.author.split()[0]
+    if author in ruled.instruction:
+        assert check_rewrite(ruled.instruction.replace(author, "someone"), ruled) == (
+            "lost the rule's pointer")
+    tool = ruled.plan[-1].tool
+    assert check_rewrite(f"{ruled.instruction} Use {tool}.", ruled) == "names a tool"
+    assert tool in names_identifier(f"call {tool} now", ruled)
+    assert names_identifier("call the billing team now", ruled) == []
+    assert check_rewrite("Hello! " + ruled.instruction, ruled) is None

@@ -197,8 +197,9 @@ def rewrite(
     api_key: Annotated[str | None, typer.Option(help="Default $COMPOWORLD_API_KEY.")] = None,
     concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 8,
 ) -> None:
-    """Rewrite instructions with an LLM; a rewrite that drops a stated value or leaks one to
-    discover is rejected and the templated instruction stays."""
+    """Rewrite instructions with an LLM from each task's scenario; a rewrite that drops a
+    stated value, leaks one to discover, loses the rule's pointer or names a tool is rejected
+    and the templated instruction stays."""
     from compoworld.models import client_from_settings
     from compoworld.tasks import rewrite_instructions
 
