@@ -62,6 +62,13 @@ def test_a_checkable_trap_is_checked_with_a_real_read_before_the_create(many):
         assert [t for t, _, i in calls if i == "call_check_0"] == [check.tool]
         assert trap.step.tool not in [t for t, _, i in calls if i.startswith("call_trap")]
         assert "unless there already is one" in _reasoning_of(trajectory, "call_check_0")
+        # the check comes after every call whose answer gives the create a value it compares
+        turns = [[c["id"] for c in m.get("tool_calls") or []] for m in trajectory.messages
+                 if m["role"] == "assistant"]
+        at = next(i for i, ids in enumerate(turns) if "call_check_0" in ids)
+        for source in trap.step.sources.values():
+            if source.step is not None:
+                assert any(f"call_step_{source.step}" in ids for ids in turns[:at]), task.id
         found = _after(trajectory, "call_check_0")
         assert found.startswith("There already is one: ")
         shown = found.split("`")[1]  # the record it names is one the check's answer holds

@@ -65,10 +65,11 @@ def _touch(task: Task, entry: _Entry) -> tuple[str, bool, set[int]]:
         step = task.plan[entry[1]]
         return action(step)[0], is_read(step), {s.step for s in step.sources.values()
                                                 if s.step is not None}
-    check = trap_check(task, entry[1])
-    assert check is not None
-    return (check.tool.split(SEPARATOR, 1)[0], True,
-            {s.step for s in check.sources.values() if s.step is not None})
+    # a check waits for every value of the create it stands for: it compares them all
+    assert task.scenario is not None
+    trap = task.scenario.traps[entry[1]]
+    return (trap.table.split(SEPARATOR, 1)[0], True,
+            {s.step for s in trap.step.sources.values() if s.step is not None})
 
 
 def _entries(task: Task) -> list[_Entry]:

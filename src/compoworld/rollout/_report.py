@@ -55,7 +55,8 @@ def report(task: Task, data: list[Any], errors: list[str | None], answers: list[
     how = [f"I read what I needed first and only then made {changes}, each with values taken "
            "from the earlier results rather than guessed.",
            f"Every value in the {changes} below comes from a lookup or from your request.",
-           f"The {changes} use the records I found on the way; nothing was typed in from memory."]
+           f"The {changes} use{'s' if len(writes) == 1 else ''} the records I found on the way; "
+           "nothing was typed in from memory."]
     lines = ["## Summary", "", f"{head}. {how[_variant(task, len(how))]}", ""]
     if answers:
         lines += ["## What you asked for", "", *(f"- {a}" for a in answers), ""]
