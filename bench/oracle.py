@@ -1,5 +1,11 @@
 """Oracle trajectories as training data: reasoning share, calls and steps, gateway discovery,
-report length, and the score of every one (it must be 1.0).
+report length, idempotency traps checked, rules read, and the score of every one (it must be 1.0).
+
+``trap_tasks``: tasks with an idempotency trap; ``trap_checked``: those whose trajectory makes a
+real read that shows the record before going on (``trap_checked_share`` of ``trap_tasks``);
+``trap_said_uncheckable``: those whose service has no read that can show it (the trajectory
+says it cannot check). ``rule_tasks`` / ``rule_quoted``: tasks with a rule in an email, and
+those whose trajectory quotes the email it read on the turn that applies it.
 
     PYTHONPATH=src python bench/oracle.py --tasks 200 [--long] [--stumble] [--json]
 """
@@ -38,9 +44,20 @@ def figures(n: int, interface: str, long: bool, stumble: bool, seed: int) -> dic
     discovery: list[float] = []
     words: list[float] = []
     scores: list[float] = []
-    parallel = errors = 0
+    parallel = errors = trap_tasks = trap_checked = uncheckable = rule_tasks = rule_quoted = 0
     for task in tasks:
         trajectory = asyncio.run(run_episode(task, agent, timings=False))
+        said = " ".join(m.get("reasoning_content") or "" for m in trajectory.messages)
+        if task.scenario is not None and task.scenario.traps:
+            trap_tasks += 1
+            results = {m.get("tool_call_id"): m.get("content") for m in trajectory.messages}
+            trap_checked += all(f"call_check_{k}" in results and (
+                "There already is one" in said or "so I create it" in said)
+                for k in range(len(task.scenario.traps)))
+            uncheckable += "so I cannot check" in said
+        if task.scenario is not None and task.scenario.rule is not None:
+            rule_tasks += 1
+            rule_quoted += f"{task.scenario.rule.author.split()[0]}'s email" in said
         scores.append(score_trajectory(task, trajectory).score)
         assistant = [m for m in trajectory.messages if m["role"] == "assistant"]
         turns += len(assistant)
@@ -56,6 +73,9 @@ def figures(n: int, interface: str, long: bool, stumble: bool, seed: int) -> dic
         "reasoning_share": round(with_reasoning / turns, 4), "tool_calls": _spread(calls),
         "steps": _spread(steps), "discovery_calls": _spread(discovery),
         "report_words": _spread(words), "parallel_turns": parallel, "failed_calls": errors,
+        "trap_tasks": trap_tasks, "trap_checked": trap_checked,
+        "trap_checked_share": round(trap_checked / trap_tasks, 4) if trap_tasks else None,
+        "trap_said_uncheckable": uncheckable, "rule_tasks": rule_tasks, "rule_quoted": rule_quoted,
         "all_score_1": all(s == 1.0 for s in scores), "score_1": sum(s == 1.0 for s in scores),
         "seconds": round(time.perf_counter() - started, 1)}
 

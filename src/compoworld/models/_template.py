@@ -4,7 +4,10 @@ SmolLM2's own template knows no tools. This one is the Qwen2.5 convention (ChatM
 which SmolLM2's tokenizer already has as special tokens): the system turn lists the tools as
 JSON inside ``<tools></tools>``; the assistant calls a tool with
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``; tool results come back in a user
-turn wrapping ``<tool_response>...</tool_response>``. Assistant turns are wrapped in
+turn wrapping ``<tool_response>...</tool_response>``. An assistant turn's ``reasoning_content``
+is rendered first, as a ``<think>...</think>`` block (the way reasoning models' templates
+write it: Qwen3, DeepSeek-R1), so a model trained on the oracle's trajectories learns the
+reasoning along with the calls. Assistant turns are wrapped in
 ``{% generation %}`` markers so trainers can mask everything else
 (``return_assistant_tokens_mask``, TRL's ``assistant_only_loss``).
 """
@@ -40,6 +43,8 @@ TOOL_CHAT_TEMPLATE = (
     "{%- if message['role'] == 'assistant' %}"
     "{{- '<|im_start|>assistant\\n' }}"
     "{%- generation %}"
+    "{%- if message.get('reasoning_content') %}"
+    "{{- '<think>\\n' + message['reasoning_content'] + '\\n</think>\\n\\n' }}{%- endif %}"
     "{%- if message.get('content') %}{{- message['content'] }}{%- endif %}"
     "{%- for tool_call in message.get('tool_calls') or [] %}"
     "{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}"

@@ -2,10 +2,10 @@
 
 A step's reasoning is a list of :class:`Note` (what the step is for, where each argument comes
 from: which earlier result a value is read from, which selection singles an item out, which
-condition is checked). A :class:`Narrator` — the extension point for scenario code — receives
-each step's notes and returns them changed (e.g. "the refund policy in the wiki says …, so …"
-before the write it governs); the oracle joins the notes of a turn into its
-``reasoning_content``.
+condition is checked). What a task's structures add (a rule, a trap, a fan-out,
+a condition...) comes from :mod:`compoworld.rollout._plays`; a :class:`Narrator` — the hook
+for a caller's own notes — receives each step's notes and returns them changed. The oracle
+joins the notes of a turn into its ``reasoning_content``.
 """
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ def condition_note(task: Task, condition: Condition, value: Any) -> Note:
                              f"it is {show(value)}, {verdict}.")
 
 
-def step_notes(task: Task, index: int, arguments: dict[str, Any],
-               condition_value: Any = None, *, alongside: bool = False) -> list[Note]:
+def step_notes(task: Task, index: int, arguments: dict[str, Any], *,
+               alongside: bool = False) -> list[Note]:
     """The notes of step ``index``: its purpose, then where each argument comes from
     (``alongside``: the step shares its turn with an earlier one)."""
     step = task.plan[index]
@@ -166,9 +166,6 @@ def step_notes(task: Task, index: int, arguments: dict[str, Any],
         elif source.kind == "user":
             notes.append(Note("user", f"The {_arg(arg)} is given in the request: "
                                       f"{_end(show(value))}"))
-    condition = task.condition
-    if condition is not None and condition.holds and index == len(task.plan) - 1:
-        notes.append(condition_note(task, condition, condition_value))
     return notes
 
 

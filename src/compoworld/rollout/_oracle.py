@@ -24,45 +24,80 @@ from typing import Any
 import orjson
 
 from compoworld.models import AssistantMessage, ToolCall
+from compoworld.rollout._discovery import discovery_notes
 from compoworld.rollout._narration import (
     Narrator,
     Note,
     action,
-    condition_note,
     is_read,
     join,
+    ordinal,
     ranking,
     step_notes,
     words,
 )
+from compoworld.rollout._plays import Moment, Play, Seen, answer_value, play_all
 from compoworld.rollout._report import report
-from compoworld.rollout._results import data_of, error_of, get_path, path_of, resolve, schema_of
+from compoworld.rollout._results import data_of, error_of, resolve, schema_of
+from compoworld.rollout._trap_check import TrapCheck, existing_record, trap_check
 from compoworld.service import SEPARATOR
 from compoworld.tasks import Step, Task
 
 _Turn = list[tuple[str, Any]]
 """A turn of the script: ("services", None), ("tools", service), ("describe", tool),
-("stumble", step index), ("step", step index) — or [] for the final answer."""
+("stumble", step index), ("step", step index), ("check", trap index), ("create", trap index)
+— or [] for the final answer."""
+_Entry = tuple[str, int]
+"""A call of the plan's order: ("step", plan index) or ("check", trap index)."""
 MAX_LOOKALIKES = 2
 """Distractor services the oracle looks into in gateway mode (they hold nothing it needs)."""
 
 
-def _clash(a: Step, b: Step) -> bool:
-    """Whether two steps touch one service and one of them writes (their order matters)."""
-    return action(a)[0] == action(b)[0] and not (is_read(a) and is_read(b))
+def _checks(task: Task) -> list[TrapCheck]:
+    """The reads that check the task's idempotency traps (those that can be checked)."""
+    traps = task.scenario.traps if task.scenario else []
+    return [c for c in (trap_check(task, k) for k in range(len(traps))) if c is not None]
 
 
-def _groups(plan: list[Step]) -> list[list[int]]:
-    """Consecutive steps that need nothing from each other, as parallel turns (in order); a
-    step joins no turn that writes to its service, nor one that reads a service it writes."""
-    groups: list[list[int]] = []
-    for i, step in enumerate(plan):
-        needs = {s.step for s in step.sources.values() if s.step is not None}
-        if groups and not needs & set(groups[-1]) and not any(
-                _clash(plan[j], step) for j in groups[-1]):
-            groups[-1].append(i)
+def _touch(task: Task, entry: _Entry) -> tuple[str, bool, set[int]]:
+    """(service, whether it only reads, the plan steps it needs) of an entry."""
+    if entry[0] == "step":
+        step = task.plan[entry[1]]
+        return action(step)[0], is_read(step), {s.step for s in step.sources.values()
+                                                if s.step is not None}
+    # a check waits for every value of the create it stands for: it compares them all
+    assert task.scenario is not None
+    trap = task.scenario.traps[entry[1]]
+    return (trap.table.split(SEPARATOR, 1)[0], True,
+            {s.step for s in trap.step.sources.values() if s.step is not None})
+
+
+def _entries(task: Task) -> list[_Entry]:
+    """The plan's steps in order, each trap's check just before the create it stood for."""
+    at: dict[int, list[int]] = {}
+    assert task.scenario is not None or not _checks(task)
+    for check in _checks(task):
+        at.setdefault(task.scenario.traps[check.trap].position, []).append(check.trap)  # type: ignore[union-attr]
+    entries: list[_Entry] = []
+    for i in range(len(task.plan) + 1):
+        entries += [("check", k) for k in at.get(i, [])]
+        if i < len(task.plan):
+            entries.append(("step", i))
+    return entries
+
+
+def _groups(task: Task) -> list[list[_Entry]]:
+    """Consecutive calls that need nothing from each other, as parallel turns (in order); a
+    call joins no turn that writes to its service, nor one that reads a service it writes."""
+    groups: list[list[_Entry]] = []
+    for entry in _entries(task):
+        service, read, needs = _touch(task, entry)
+        if groups and not needs & {i for kind, i in groups[-1] if kind == "step"} and not any(
+                (other := _touch(task, e))[0] == service and not (read and other[1])
+                for e in groups[-1]):
+            groups[-1].append(entry)
         else:
-            groups.append([i])
+            groups.append([entry])
     return groups
 
 
@@ -80,8 +115,10 @@ def stumble_step(task: Task) -> int | None:
     return next((i for i, s in enumerate(task.plan) if s.arguments), None)
 
 
-def script(task: Task, stumble: bool = False) -> list[_Turn]:
-    """The oracle's turns for ``task``; the last one (empty) is the final answer."""
+def script(task: Task, stumble: bool = False, missing: frozenset[int] = frozenset()
+           ) -> list[_Turn]:
+    """The oracle's turns for ``task``; the last one (empty) is the final answer. ``missing``:
+    the traps whose check showed no record (each then gets its create, right after)."""
     turns: list[_Turn] = []
     gateway = task.interface == "gateway"
     if gateway:
@@ -92,15 +129,30 @@ def script(task: Task, stumble: bool = False) -> list[_Turn]:
         turns += [[("services", None)], [("tools", s) for s in [*services, *lookalikes(task)]]]
     described: set[str] = set()
     wrong = stumble_step(task) if stumble else None
-    for group in _groups(task.plan):
-        new = [t for t in dict.fromkeys(task.plan[i].tool for i in group) if t not in described]
+
+    def describe(tools: list[str]) -> None:
+        new = [t for t in dict.fromkeys(tools) if t not in described]
         if gateway and new:
             turns.append([("describe", t) for t in new])
             described.update(new)
-        if wrong in group:
+
+    for group in _groups(task):
+        describe([task.plan[i].tool if kind == "step" else _check_tool(task, i)
+                  for kind, i in group])
+        if ("step", wrong) in group:
             turns.append([("stumble", wrong)])
-        turns.append([("step", i) for i in group])
+        turns.append(list(group))
+        for k in (i for kind, i in group if kind == "check" and i in missing):
+            assert task.scenario is not None
+            describe([task.scenario.traps[k].step.tool])
+            turns.append([("create", k)])
     return [*turns, []]
+
+
+def _check_tool(task: Task, trap: int) -> str:
+    check = trap_check(task, trap)
+    assert check is not None
+    return check.tool
 
 
 class OracleAgent:
@@ -135,25 +187,46 @@ class OracleAgent:
     async def respond(self, task: Task, messages: list[dict[str, Any]],
                       tools: list[dict[str, Any]]) -> AssistantMessage:
         await asyncio.sleep(0)  # let the other episodes of a run take their turns
-        turns = script(task, self.stumble)
-        done = sum(1 for m in messages if m.get("role") == "assistant")
         results = {m.get("tool_call_id"): m.get("content") for m in messages
                    if m.get("role") == "tool"}
+        seen = self._seen(task, results)
+        play = play_all(task, seen)
+        turns = script(task, self.stumble, self._missing(task, seen))
+        done = sum(1 for m in messages if m.get("role") == "assistant")
+        previous = turns[done - 1] if done else []
         if done >= len(turns) - 1:
-            return AssistantMessage(content=self._answer(task, results), finish_reason="stop",
-                                    reasoning_content=self._closing(task, results))
+            closing = [*self._found(play, previous), *play.notes.get(("end", 0), []),
+                       Note("purpose", self._closing(task, results))]
+            return AssistantMessage(content=self._answer(task, seen, play), finish_reason="stop",
+                                    reasoning_content=join(closing))
         gateway = task.interface == "gateway"
         turn = turns[done]
-        previous = turns[done - 1] if done else []
-        calls = [self._call(task, kind, what, results, gateway, tools) for kind, what in turn]
-        reasoning = join(self._reasoning(task, turn, previous, results, tools))
+        calls = [self._call(task, kind, what, seen, gateway, tools) for kind, what in turn]
+        notes = self._reasoning(task, turn, previous, seen, play, tools)
+        if done == 0:
+            notes = [*play.notes.get(("first", 0), []), *notes]
         return AssistantMessage(content=None, tool_calls=calls, finish_reason="tool_calls",
-                                reasoning_content=reasoning)
+                                reasoning_content=join(notes))
 
-    def _arguments(self, task: Task, index: int, results: dict[Any, Any]) -> dict[str, Any]:
-        step = task.plan[index]
+    def _seen(self, task: Task, results: dict[Any, Any]) -> Seen:
+        traps = task.scenario.traps if task.scenario else []
+        return Seen(task, results, lambda i: self._resolved(task.plan[i], results),
+                    lambda k: self._resolved(traps[k].step, results))
+
+    @staticmethod
+    def _missing(task: Task, seen: Seen) -> frozenset[int]:
+        """The traps whose check came back without the record."""
+        return frozenset(check.trap for check in _checks(task)
+                         if seen.done(f"call_check_{check.trap}") and existing_record(
+                             seen.data(f"call_check_{check.trap}"),
+                             seen.trap_arguments(check.trap)) is None)
+
+    @staticmethod
+    def _resolved(step: Step, results: dict[Any, Any],
+                  sources: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``step``'s arguments, those drawn from earlier steps read again from this episode."""
         arguments = dict(step.arguments)
-        for name, source in step.sources.items():
+        for name, source in (step.sources if sources is None else sources).items():
             if source.kind != "step" or source.step is None:
                 continue
             data = data_of(results.get(f"call_step_{source.step}"))
@@ -164,6 +237,9 @@ class OracleAgent:
             arguments[name] = [value] if isinstance(step.arguments.get(name), list) and not (
                 isinstance(value, list)) else value
         return arguments
+
+    def _arguments(self, task: Task, index: int, results: dict[Any, Any]) -> dict[str, Any]:
+        return self._resolved(task.plan[index], results)
 
     def _broken(self, task: Task, index: int, results: dict[Any, Any], gateway: bool,
                 tools: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
@@ -178,87 +254,63 @@ class OracleAgent:
         guessed = f"{action(task.plan[index])[2].replace(' ', '_')}_{first}"
         return {(guessed if k == first else k): v for k, v in arguments.items()}, first
 
-    def _call(self, task: Task, kind: str, what: Any, results: dict[Any, Any], gateway: bool,
+    def _call(self, task: Task, kind: str, what: Any, seen: Seen, gateway: bool,
               tools: list[dict[str, Any]]) -> ToolCall:
+        results = seen.results
         if kind == "services":
             return _tool_call("call_services", "list_services", {})
         if kind == "tools":
             return _tool_call(f"call_tools_{what}", "list_tools", {"service": what})
         if kind == "describe":
             return _tool_call(f"call_describe_{what}", "describe_tool", {"tool_name": what})
-        step = task.plan[what]
-        if kind == "stumble":
+        if kind == "check":
+            check = trap_check(task, what)
+            assert check is not None and task.scenario is not None
+            tool, call_id = check.tool, f"call_check_{what}"
+            arguments = self._resolved(task.scenario.traps[what].step, results, check.sources)
+            arguments = {k: arguments.get(k, v) for k, v in check.arguments.items()}
+        elif kind == "create":
+            assert task.scenario is not None
+            tool, call_id = task.scenario.traps[what].step.tool, f"call_trap_{what}"
+            arguments = seen.trap_arguments(what)
+        elif kind == "stumble":
+            tool, call_id = task.plan[what].tool, f"call_stumble_{what}"
             arguments, _ = self._broken(task, what, results, gateway, tools)
-            call_id = f"call_stumble_{what}"
         else:
-            arguments, call_id = self._arguments(task, what, results), f"call_step_{what}"
+            tool, call_id = task.plan[what].tool, f"call_step_{what}"
+            arguments = self._arguments(task, what, results)
         if gateway:
-            return _tool_call(call_id, "call_tool", {"tool_name": step.tool, "arguments": arguments})
-        return _tool_call(call_id, step.tool, arguments)
+            return _tool_call(call_id, "call_tool", {"tool_name": tool, "arguments": arguments})
+        return _tool_call(call_id, tool, arguments)
 
-    def _condition_value(self, task: Task, results: dict[Any, Any]) -> Any:
-        if task.condition is None:
-            return None
-        data = data_of(results.get(f"call_step_{task.condition.source}"))
-        try:
-            return get_path(data, task.condition.path.split("."))
-        except (LookupError, TypeError, ValueError):
-            return None
-
-    def _notes(self, task: Task, index: int, results: dict[Any, Any], *,
+    def _notes(self, task: Task, index: int, results: dict[Any, Any], play: Play, *,
                alongside: bool = False) -> list[Note]:
-        notes = step_notes(task, index, self._arguments(task, index, results),
-                           self._condition_value(task, results), alongside=alongside)
+        own = step_notes(task, index, self._arguments(task, index, results), alongside=alongside)
+        if index in play.purpose and not alongside:  # its arguments are in what it is for
+            own = [play.purpose[index], *(n for n in own[1:] if n.kind != "user")]
+        elif index in play.purpose:
+            own[0] = Note("rule", f"In the same turn: {play.purpose[index].text[0].lower()}"
+                                  f"{play.purpose[index].text[1:]}")
+        # what the task's structures say about the step comes right after what it is for
+        notes = [own[0], *play.notes.get(("step", index), []), *own[1:]]
         for narrator in self.narrators:
             notes = narrator.notes(task, index, notes)
         return notes
 
-    def _reasoning(self, task: Task, turn: _Turn, previous: _Turn, results: dict[Any, Any],
+    @staticmethod
+    def _found(play: Play, previous: _Turn) -> list[Note]:
+        """What the checks of the previous turn showed."""
+        moments: list[Moment] = [("found", k) for kind, k in previous if kind == "check"]
+        return [n for moment in moments for n in play.notes.get(moment, [])]
+
+    def _reasoning(self, task: Task, turn: _Turn, previous: _Turn, seen: Seen, play: Play,
                    tools: list[dict[str, Any]]) -> list[Note]:
+        results = seen.results
         kinds = [k for k, _ in turn]
-        nouns = list(dict.fromkeys(action(s)[2] for s in task.plan))
-        if kinds == ["services"]:
-            return [Note("discovery", pick(task, "services", [
-                f"To do this I need to work with {_and(nouns)}. I do not know yet which "
-                "services this workspace has, so I list them first.",
-                f"This touches {_and(nouns)}. Nothing tells me where those live here, so I start "
-                "by listing the services.",
-                f"The request involves {_and(nouns)}; first I find out which services are "
-                "available in this workspace."]))]
-        if kinds[0] == "tools":
-            involved = [w for k, w in turn if w not in task.distractors]
-            maybe = [w for k, w in turn if w in task.distractors]
-            notes = [Note("discovery", f"From the list, {_and(involved)} look like where "
-                                       f"{_and(nouns)} live.")]
-            if maybe:
-                notes.append(Note("discovery", f"Something related might also sit in "
-                                               f"{_and(maybe)}, so I check there as well."))
-            notes.append(Note("discovery", pick(task, "tools", [
-                "I list the tools of each to see what they offer.",
-                "Their tool lists will tell me which calls I need.",
-                "I look at each one's tools before choosing."])))
-            return notes
-        if kinds[0] == "describe":
-            notes = []
-            if previous and previous[0][0] == "tools":
-                for _, service in previous:
-                    if service in task.distractors:
-                        names = [str(t.get("name", "")).split(SEPARATOR, 1)[-1] for t in
-                                 (data_of(results.get(f"call_tools_{service}")) or [])][:3]
-                        about = _and([words(n) for n in names]) or "other things"
-                        notes.append(Note("discovery", f"{service} has nothing I need here "
-                                                       f"(its tools are about {about})."))
-            tools = [w for _, w in turn]
-            named, many = _and([f"`{t}`" for t in tools]), len(tools) > 1
-            notes.append(Note("discovery", pick(task, f"describe {tools[0]}", [
-                f"Before calling {named} I read {'their' if many else 'its'} parameters, so "
-                f"that I send exactly what {'they expect' if many else 'it expects'}.",
-                f"I have not used {named} yet; I check {'their' if many else 'its'} schema "
-                "first.",
-                f"Next I need {named}. I look up {'their' if many else 'its'} parameters "
-                "before the call."])))
-            return notes
-        notes = []
+        found = self._found(play, previous)
+        if kinds[0] in ("services", "tools", "describe"):
+            return [*found, *discovery_notes(task, turn, previous, results)]
+        notes = list(found)
         if previous and previous[0][0] == "stumble":
             index = previous[0][1]
             error = (error_of(results.get(f"call_stumble_{index}")) or "it was refused").split(
@@ -269,11 +321,17 @@ class OracleAgent:
                    else f"The parameter is `{wrong}`, not `{guessed}`; I send the call again "
                         "under the right name")
             notes.append(Note("recovery", f"That call was refused: {error.rstrip('.')}. {fix}."))
-        steps = [w for _, w in turn]
-        for j, index in enumerate(steps):
-            notes += self._notes(task, index, results, alongside=j > 0)
-        if len(steps) > 1:
-            notes.append(Note("purpose", f"These {len(steps)} calls do not depend on each "
+        if kinds == ["create"]:
+            return notes
+        steps = 0
+        for kind, index in turn:
+            if kind == "check":
+                notes += play.notes.get(("check", index), [])
+            elif kind in ("step", "stumble"):
+                notes += self._notes(task, index, results, play, alongside=steps > 0)
+                steps += 1
+        if len(turn) > 1:
+            notes.append(Note("purpose", f"These {len(turn)} calls do not depend on each "
                                          "other, so I make them together."))
         return notes
 
@@ -283,53 +341,31 @@ class OracleAgent:
             return (f"{len(failed)} of the calls did not go through; I report what was done and "
                     "what was not, with the values I have.")
         asked = [c for c in task.rubric if c.kind == "answer"]
-        held = ""
-        if task.condition is not None and not task.condition.holds:
-            held = condition_note(task, task.condition, self._condition_value(task, results)).text + " "
         chosen = "".join(
             f" For the {words(c.semantic)} asked for, I pick the item with the "
-            f"{' '.join(ranking(c.selection))} among those the last call returned."
+            f"{' '.join(ranking(c.selection))} among those the lookup returned."
             for c in asked if c.selection is not None)
-        return (held + "Everything the request asked for is done." + chosen + " I report "
+        return ("Everything the request asked for is done." + chosen + " I report "
                 + ("the values it asked for, " if asked else "")
                 + "what I looked up and what I changed, with the record ids.")
 
-    def _answer(self, task: Task, results: dict[Any, Any]) -> str:
-        last = data_of(results.get(f"call_step_{len(task.plan) - 1}"))
+    def _answer(self, task: Task, seen: Seen, play: Play) -> str:
         answers = []
         for criterion in (c for c in task.rubric if c.kind == "answer"):
-            values = []
-            for value in criterion.values:
-                path = path_of(task.plan[-1].output, value)
-                try:
-                    values.append(value if path is None else get_path(last, path.split(".") if path
-                                                                   else []))
-                except (LookupError, TypeError, ValueError):
-                    values.append(value)
+            step = len(task.plan) - 1 if criterion.step is None else criterion.step
+            values = [answer_value(task, seen, value, step) for value in criterion.values]
             shown = " and ".join(str(v) for v in values)
             picked = ""
             if criterion.selection is not None:
                 extreme, by = ranking(criterion.selection)
-                picked = (f"Of the {action(task.plan[-1])[2]} the last lookup found, I took the "
-                          f"one with the {extreme} {by}. ")
+                picked = (f"Of the {action(task.plan[step])[2]} the {ordinal(step)} lookup "
+                          f"found, I took the one with the {extreme} {by}. ")
             answers.append(f"{picked}The {words(criterion.semantic)} you asked for is {shown}.")
         n = len(task.plan)
-        return report(task, [data_of(results.get(f"call_step_{i}")) for i in range(n)],
-                      [error_of(results.get(f"call_step_{i}")) for i in range(n)], answers,
-                      [self._arguments(task, i, results) for i in range(n)],
-                      self._condition_value(task, results))
-
-
-def pick(task: Task, key: str, options: list[str]) -> str:
-    """One of ``options``, chosen by the task and ``key`` (the same every time)."""
-    return options[int.from_bytes(_rank(task, key)[:4], "big") % len(options)]
-
-
-def _and(items: list[str]) -> str:
-    items = [i for i in items if i]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+        return report(task, [seen.data(f"call_step_{i}") for i in range(n)],
+                      [error_of(seen.results.get(f"call_step_{i}")) for i in range(n)], answers,
+                      [self._arguments(task, i, seen.results) for i in range(n)],
+                      checks=play.report, changed=play.changed)
 
 
 def _tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> ToolCall:

@@ -2,15 +2,18 @@
 
 The values the task asks for come first, each as "The <what> you asked for is <value>." (the
 answer criteria look for the values in the final message); then every change, with the record
-it made and the values it set; then the checks that decided the way (a condition).
+it made and the values it set; then the checks that decided the way (a rule followed, a record
+found already there, a condition), which the task's structures give
+(:mod:`compoworld.rollout._plays`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
-from compoworld.rollout._narration import action, is_read, ordinal, show, words
+from compoworld.rollout._narration import action, is_read, show, words
 from compoworld.tasks import Task
 
 
@@ -33,10 +36,13 @@ def _set(arguments: dict[str, Any]) -> str:
 
 
 def report(task: Task, data: list[Any], errors: list[str | None], answers: list[str],
-           arguments: list[dict[str, Any]], condition_value: Any = None) -> str:
+           arguments: list[dict[str, Any]], *, checks: Sequence[str] = (),
+           changed: Sequence[str] = ()) -> str:
     """The report. ``data``/``errors``/``arguments``: per plan step, what it returned (None
     when it failed), why it failed, the arguments sent; ``answers``: the sentences stating the
-    values asked for."""
+    values asked for; ``checks``: what the task's structures decided (a rule followed, a
+    record found already there, a condition); ``changed``: changes made beyond the plan's
+    (markdown list items)."""
     services = list(dict.fromkeys(action(s)[0] for s in task.plan))
     writes = [i for i, s in enumerate(task.plan) if not is_read(s)]
     failed = [i for i, e in enumerate(errors) if e is not None]
@@ -49,7 +55,8 @@ def report(task: Task, data: list[Any], errors: list[str | None], answers: list[
     how = [f"I read what I needed first and only then made {changes}, each with values taken "
            "from the earlier results rather than guessed.",
            f"Every value in the {changes} below comes from a lookup or from your request.",
-           f"The {changes} use the records I found on the way; nothing was typed in from memory."]
+           f"The {changes} use{'s' if len(writes) == 1 else ''} the records I found on the way; "
+           "nothing was typed in from memory."]
     lines = ["## Summary", "", f"{head}. {how[_variant(task, len(how))]}", ""]
     if answers:
         lines += ["## What you asked for", "", *(f"- {a}" for a in answers), ""]
@@ -74,21 +81,10 @@ def report(task: Task, data: list[Any], errors: list[str | None], answers: list[
         lines.append(f"- **{service}** — {verb} {noun}: {what}"
                      + (f", with {values}" if values else "")
                      + (f". This did not succeed: {errors[i]}" if errors[i] else "") + ".")
-    if not writes:
+    lines += changed
+    if not writes and not changed:
         lines.append("- Nothing: the request only needed reading.")
     lines.append("")
-    checks = ["Nothing outside these changes was touched."]
-    condition = task.condition
-    if condition is not None:
-        op = "above" if condition.op == "gt" else "not above"
-        if not condition.holds:
-            op = "not above" if condition.op == "gt" else "not below"
-        elif condition.op == "lt":
-            op = "below"
-        did = ("so I made the change that depended on it" if condition.holds
-               else "so I left the change that depended on it undone, as asked")
-        checks.insert(0, f"The {words(condition.path.split('.')[-1])} from the "
-                         f"{ordinal(condition.source)} call is {show(condition_value)}, {op} "
-                         f"{condition.threshold}, {did}.")
-    lines += ["## Checks", "", *(f"- {c}" for c in checks)]
+    lines += ["## Checks", "", *(f"- {c}" for c in [*checks, "Nothing outside these changes "
+                                                             "was touched."])]
     return "\n".join(lines)

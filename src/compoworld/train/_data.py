@@ -103,8 +103,11 @@ def sft_dataset(records: Iterable[dict[str, Any]]) -> Any:
 
 
 def _plain(message: dict[str, Any]) -> dict[str, Any]:
-    """A message with the keys every message has (so the Arrow column has one type)."""
-    out = {"role": message["role"], "content": message.get("content") or ""}
+    """A message with the keys every message has (so the Arrow column has one type); an
+    assistant turn keeps its ``reasoning_content``, which the bundled chat template renders
+    as a ``<think>`` block inside the trained span."""
+    out = {"role": message["role"], "content": message.get("content") or "",
+           "reasoning_content": message.get("reasoning_content") or None}
     calls = message.get("tool_calls")
     out["tool_calls"] = [{"type": "function", "function": {
         "name": c["function"]["name"],
