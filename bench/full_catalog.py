@@ -5,7 +5,9 @@ generation and service coverage, on a built catalog (``COMPOWORLD_CATALOG`` or `
 
 Each figure is measured in its own process, so caches and memory of one phase do not flatter
 another: *cold* start-up runs with an empty disk cache (a new ``COMPOWORLD_CACHE``), *warm*
-start-up again with the cache the cold run filled. Start-up is the time from the process
+start-up again with the cache the cold run filled. Each probe also says where its wall time
+went besides its own CPU (``/proc/self/schedstat``): ``runqueue_wait_s``, waiting for a core
+(the machine's load), and ``blocked_s``, the rest (disk, sleeps, locks). Start-up is the time from the process
 start to the generation context being ready (the graph read from its index) and to the first
 verified task. The world phase composes ``--worlds`` worlds of 17 services drawn from the
 catalog; the generation phase generates ``--tasks`` tasks with ``--workers`` processes (steady
@@ -45,6 +47,20 @@ def _cpu_s(children: bool = False) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _waits() -> dict[str, float]:
+    """Where this process's wall time went besides its CPU: waiting for a CPU on the run queue
+    (the load) and, the rest, blocked (I/O, sleeps, locks), from the kernel's ``schedstat``
+    (Linux; empty elsewhere)."""
+    try:
+        with open("/proc/self/schedstat") as stats:
+            on_cpu, runqueue, _ = (int(x) for x in stats.read().split())
+    except (OSError, ValueError):
+        return {}
+    wall = time.perf_counter() - STARTED
+    return {"on_cpu_s": round(on_cpu / 1e9, 2), "runqueue_wait_s": round(runqueue / 1e9, 2),
+            "blocked_s": round(max(0.0, wall - (on_cpu + runqueue) / 1e9), 2)}
+
+
 def _rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -61,7 +77,7 @@ def probe_startup(seed: int) -> dict[str, Any]:
     ready = time.perf_counter() - STARTED
     next(iter(generate_tasks(1, seed=seed)))
     return {"context_s": round(ready, 2), "first_task_s": round(time.perf_counter() - STARTED, 2),
-            "cpu_s": round(_cpu_s(), 2),
+            "cpu_s": round(_cpu_s(), 2), **_waits(),
             "tools": len(ctx.graph.nodes), "services": len({n.service for n in
                                                             ctx.graph.nodes.values()}),
             "rss_mb": _rss_mb()}
@@ -91,7 +107,7 @@ def probe_worlds(seed: int, count: int, size: int) -> dict[str, Any]:
     return {"worlds": count, "services_per_world": size,
             "world_ms_median": round(statistics.median(first), 1),
             "world_cpu_ms_median": round(statistics.median(cpu), 1),
-            "world_ms_max": round(max(first), 1), "rss_mb": _rss_mb()}
+            "world_ms_max": round(max(first), 1), "rss_mb": _rss_mb(), **_waits()}
 
 
 def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
@@ -125,7 +141,8 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
             "score_ms_median": round(statistics.median(scores), 1),
             "per_task_ms_median": round(statistics.median(total), 1),
             "per_task_ms_mean": round(statistics.fmean(total), 1),
-            "per_task_cpu_ms_median": round(statistics.median(cpu), 1), "rss_mb": _rss_mb()}
+            "per_task_cpu_ms_median": round(statistics.median(cpu), 1), "rss_mb": _rss_mb(),
+            **_waits()}
 
 
 def _linked_services() -> set[str]:

@@ -127,6 +127,7 @@ class Environment:
         self.simulator = simulator
         self._simulated: list[tuple[str, dict[str, Any], Any]] = []
         self._at_initial = True
+        self._interrupted = False
         self._begin_episode(at_initial=True)
 
     @classmethod
@@ -197,15 +198,18 @@ class Environment:
         This is how a world grows on demand: task generation mounts a service the first time
         a walk reaches it, so it never pays for the services no walk reaches.
         """
+        self._recover()
         if service.name in self.services:
             return
+        self._interrupted = True  # until the service is registered (see _recover)
         fill(self._conn, service, image)  # inside the episode: a reset settles it (below)
-        self._pending[service.name] = image
         self.services = {**self.services, service.name: service}  # forks share the old dicts
         self.tools = {**self.tools, **{qualified_name(service.name, t.name): t
                                        for t in service.tools.values()}}
         self._dbs[service.name] = Db(self._conn, service.name, service.tables, self.today,
                                      self._journal)
+        self._pending = {**self._pending, service.name: image}  # last: what _recover trusts
+        self._interrupted = False
 
     def _settle(self) -> None:
         """Make the services mounted during the episode part of the initial state (the episode's
@@ -217,12 +221,49 @@ class Environment:
             _load(conn, self._image)
         for name, image in self._pending.items():
             fill(conn, self.services[name], image)
+        self._image = conn.serialize()  # before _pending is emptied: see _recover
         self._pending = {}
-        self._image = conn.serialize()
         self._begin_episode(at_initial=True)
+
+    # A lifecycle operation (mount, reset, settle, snapshot, restore) runs several statements
+    # that change the connection's transaction and schema, and Python may stop it between any
+    # two of them: a KeyboardInterrupt (Ctrl-C, or Ray cancelling a running task, which raises
+    # one in the worker's main thread), a MemoryError, an error out of SQLite. Left half-done,
+    # it leaves a connection no later operation can trust: no episode open, an image database
+    # still attached, tables of a service that is not registered, a service filled twice.
+    # So each sets ``_interrupted`` while it runs and clears it only when it is done, and the
+    # next mount, reset or fork rebuilds the connection from what is always consistent: the
+    # initial image and the images of the services mounted since (``_pending``, assigned last
+    # when a service is registered, emptied only after the image that holds them is kept).
+    # A tool call needs none of this: all it does is inside the episode, which reset rolls back.
+
+    def _recover(self) -> None:
+        """If a lifecycle operation did not finish (or SQLite ended the episode's transaction
+        itself, as it does on out-of-memory and full-disk errors), rebuild the connection in
+        the initial state: the initial image, and the services mounted since filled in."""
+        if not self._interrupted and self._conn.in_transaction:
+            return
+        conn = _connect()
+        conn.deserialize(self._image)
+        in_image = {name for (name,) in conn.execute(f"SELECT service FROM {VERSION_TABLE}")}
+        pending = {name: image for name, image in self._pending.items()
+                   if name in self.services and name not in in_image}
+        for name, image in pending.items():
+            fill(conn, self.services[name], image)
+        self.services = {n: s for n, s in self.services.items() if n in in_image or n in pending}
+        self.tools = {n: t for n, t in self.tools.items()
+                      if n.split(SEPARATOR, 1)[0] in self.services}
+        old, self._conn = self._conn, conn
+        old.close()
+        self._dbs = self._make_dbs()
+        self._image = conn.serialize()
+        self._pending = {}
+        self._begin_episode(at_initial=True)
+        self._interrupted = False
 
     def fork(self) -> Environment:
         """A new, independent environment in this one's *initial* state (fast: no reseeding)."""
+        self._recover()
         other = object.__new__(Environment)
         other.seed, other.pool, other.today = self.seed, self.pool, self.today
         other.services, other.tools, other._image = self.services, self.tools, self._image
@@ -237,6 +278,7 @@ class Environment:
         other.failures = []
         other.simulator = self.simulator
         other._simulated = []
+        other._interrupted = False
         other._begin_episode(at_initial=True)
         return other
 
@@ -271,6 +313,7 @@ class Environment:
         other._dbs = other._make_dbs()
         other._pending = {}
         other.failures, other.simulator, other._simulated = [], self.simulator, []
+        other._interrupted = False
         other._begin_episode(at_initial=True)
         return other
 
@@ -285,13 +328,17 @@ class Environment:
 
     def _commit_episode(self) -> None:
         """Commit what the episode did (``serialize`` sees only committed pages)."""
+        self._interrupted = True
         self._conn.execute("RELEASE episode")
         self._begin_episode(at_initial=False)
+        self._interrupted = False
 
     def _replace(self, image: bytes, *, at_initial: bool) -> None:
+        self._interrupted = True
         self._conn.execute("ROLLBACK")
         _load(self._conn, image)
         self._begin_episode(at_initial=at_initial)
+        self._interrupted = False
 
     def plant(self, service: str, entity: str, values: dict[str, Any]) -> dict[str, Any]:
         """Insert a record as part of the world, not of the episode: a rule stored for the
@@ -311,23 +358,27 @@ class Environment:
     def settle(self) -> None:
         """Make the current state the initial one: :meth:`reset` and :meth:`fork` return to it
         (a task's world with the records its scenario plants)."""
+        self._interrupted = True
         self._conn.execute("RELEASE episode")
+        self._image = self._conn.serialize()  # before _pending is emptied: see _recover
         self._pending = {}
-        self._image = self._conn.serialize()
         self._journal.clear()
         self._journal_complete = True
         self._begin_episode(at_initial=True)
+        self._interrupted = False
 
     def reset(self) -> None:
-        """Restore the initial seeded state (and forget failures and simulated answers)."""
-        if self._pending:
+        """Restore the initial seeded state (and forget failures and simulated answers).
+
+        An environment whose last mount, reset, settle, snapshot or restore was interrupted
+        (see ``_recover``) is rebuilt from its initial image instead."""
+        if self._interrupted or not self._conn.in_transaction:
+            self._recover()  # a new connection, a new episode: no call savepoint
+        elif self._pending:
+            self._interrupted = True
             self._settle()  # a new episode: no call savepoint
-        elif not self._conn.in_transaction:
-            # SQLite ended the episode's transaction itself (it rolls back on some errors, such
-            # as running out of memory): what is committed is the image's state; start again.
-            _load(self._conn, self._image)
-            self._begin_episode(at_initial=True)
         elif self._at_initial:
+            self._interrupted = True
             self._conn.execute("ROLLBACK TO episode")  # also ends the call savepoint
             self._call_savepoint = None
         else:  # a snapshot or restore committed a state since: load the initial image
@@ -336,6 +387,7 @@ class Environment:
         self._simulated.clear()
         self._journal.clear()
         self._journal_complete = True
+        self._interrupted = False
 
     def changes(self) -> list[Change] | None:
         """Every record written since the initial state, in order (None after a

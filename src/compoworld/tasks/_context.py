@@ -92,10 +92,12 @@ class Context:
         across), then the next start of each drawn service, and so on. Drawing services, not
         tools, is what lets a catalog's small services start walks as often as its large
         ones."""
-        if not self._start_services:
+        if not self._start_services:  # built whole, then kept (an interrupt leaves none)
+            by_service: dict[str, tuple[str, ...]] = {}
             for name in self.starts:
                 service = self.graph.nodes[name].service
-                self._start_services[service] = (*self._start_services.get(service, ()), name)
+                by_service[service] = (*by_service.get(service, ()), name)
+            self._start_services = by_service
         services = rng.sample(sorted(self._start_services), min(count, len(self._start_services)))
         ranked = []
         for service in services:

@@ -279,22 +279,26 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
     return outcome
 
 
-_WORKER_SEEN: dict[str, set[Signature]] = {}
-"""In a worker process, per run: signatures of the tasks this worker produced. A later attempt
-with one of them is a duplicate whatever the other workers found, since the parent takes
-outcomes in attempt order (so the output does not depend on the number of workers)."""
+_WORKER_SEEN: dict[str, dict[Signature, int]] = {}
+"""In a worker process, per run: the signatures of the tasks this worker produced, with the
+attempt of each. A later attempt with one of them is a duplicate whatever the other workers
+found, since the parent takes outcomes in attempt order (so the output does not depend on the
+number of workers). Only *earlier* attempts count: a worker may get its chunks out of order
+(Ray does not promise the order of tasks), and an attempt is never the duplicate of a later one."""
 
 
 def _chunk(job: tuple[int, int, int, GenerationSettings, str]
            ) -> list[tuple[Task | str, Signature | None]]:
     """Attempts ``start .. start + count - 1``, in a worker process."""
     seed, start, count, settings, run = job
-    seen = _WORKER_SEEN.setdefault(run, set())
+    produced = _WORKER_SEEN.setdefault(run, {})
+    seen = {signature for signature, attempt in produced.items() if attempt < start}
     out = []
     for attempt in range(start, start + count):
         outcome, signature = _attempt(seed, attempt, settings, seen)
         if isinstance(outcome, Task) and signature is not None:
             seen.add(signature)
+            produced[signature] = min(produced.get(signature, attempt), attempt)
         out.append((outcome, signature))
     return out
 
