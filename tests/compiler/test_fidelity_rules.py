@@ -56,7 +56,11 @@ def test_a_required_input_is_never_dropped_from_a_write():
     assert {p.name: (p.role, p.required) for p in post.params} == {
         "channel_id": ("field", True), "text": ("field", True)}
     env = Environment([build_service(verified.spec)], seed=0)
-    sent = env.call("slack__slack_post_message", {"channel_id": "C1", "text": "hi"})
+    # channel_id names a channel slack_list_channels lists: a Ref, so it must exist
+    assert env.call("slack__slack_post_message", {"channel_id": "C1", "text": "hi"})[
+        "error"]["code"] == 404
+    channel = env.call("slack__slack_list_channels", {})["data"]["items"][0]["id"]
+    sent = env.call("slack__slack_post_message", {"channel_id": channel, "text": "hi"})
     assert sent["success"] and sent["data"]["text"] == "hi"
 
 
@@ -67,9 +71,9 @@ def test_a_declared_parameter_without_a_role_simulates_the_tool_with_that_reason
     assert tools["read_text_file"].simulated_reason.startswith("declared parameters")
     assert "'head'" in tools["read_text_file"].simulated_reason
     assert not tools["get_file_info"].simulated
-    # paging by cursor: slack_list_channels(limit, cursor) cannot honour a cursor
-    tools, _ = _compile("slack", "slack_list_channels")
-    assert "'cursor'" in tools["slack_list_channels"].simulated_reason
+    # a flag choosing which records answer is no option: hubspot's includeHidden
+    tools, _ = _compile("hubspot", "hubspot-list-properties")
+    assert "'includeHidden'" in tools["hubspot-list-properties"].simulated_reason
     # every implemented tool of the corpus accepts every declared parameter
     for path in sorted(CORPUS.glob("*.json")):
         doc = json.loads(path.read_text())
@@ -88,9 +92,10 @@ def test_a_declared_parameter_without_a_role_simulates_the_tool_with_that_reason
 def test_lists_by_answer_and_name_and_keys_that_name_one_record():
     tools, _ = _compile("notion", "API-get-block-children", "API-get-user")
     children = tools["API-get-block-children"]
-    # a list by its plural noun, simulated for its cursor (`start_cursor`) alone
+    # a list by its plural noun, paged by its cursor (`start_cursor`)
     assert "+ plural block_children → list" in (children.rule or "")
-    assert "'start_cursor'" in (children.simulated_reason or "")
+    assert children.op == "list" and not children.simulated
+    assert {p.name: p.role for p in children.params}["start_cursor"] == "cursor"
     assert tools["API-get-user"].op == "get"
     tools, verified = _compile("github", "get_issue")
     issue = tools["get_issue"]  # owner + repo + issue_number name one issue together

@@ -38,6 +38,10 @@ _TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer
           "long": "integer", "any": None}
 _QUERY = {"query", "q", "keyword", "keywords", "search", "term", "text", "search_term",
           "pattern", "search_query"}
+_TEXT_QUERY = {"query", "q", "search", "keyword", "keywords", "search_term", "search_query",
+               "search_text"}
+"""Inputs of a list that are text to look for (not ``text`` or ``term``, often a record's own
+field): the list is a search."""
 _WRITES = ("create", "update", "delete", "send", "transition")
 
 
@@ -221,6 +225,10 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         return None, f"listing one {entity}'s contents (no collection named) has no rule"
     if family == "search" and not any(identifier(k) in _QUERY for k in inputs):
         plan.op, plan.rule = "list", f"{dialect}:verb {verb} (filters only) → list"
+    elif family == "list" and any(identifier(k) in _TEXT_QUERY for k in inputs):
+        # gitlab's list_issues(search="bug"): text matched against the records, never an
+        # equality filter on an invented `search` field
+        plan.op, plan.rule = "search", f"{dialect}:verb {verb} + text query → search{hint}"
     if family == "transition":
         plan.target = marked[1] if marked is not None else TRANSITIONS[verb]
         by = f" by key {', '.join(plan.keys)}" if plan.keys else ""

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from compoworld.compiler._accepted import first_page, no_effect, paging_role
 from compoworld.compiler._assemble import MAX_FIELDS, Assembler
 from compoworld.compiler._rules import identifier, key_like
 from compoworld.compiler._semantic import singular
@@ -151,6 +152,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                               field=parents[name], required=True, description=text))
             continue
         category = param_category(name, plan.query_names)
+        paging = paging_role(name, schema) if op in ("list", "search") else None
+        if paging is not None and range_bound(name, schema) is None:
+            add(ParamSpec(name=pname, role=paging, description=text,
+                          default=first_page(schema) if paging == "page" else None))
+            continue
+        if no_effect(name, schema, op):
+            add(ParamSpec(name=pname, role="option", type=_option_type(schema), description=text,
+                          required=bool(required) or None))
+            continue
         if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
                 not required and (identifier(name) in _PRESENTATION or (
                     _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
@@ -296,6 +306,11 @@ def range_bound(name: str, schema: dict[str, Any]) -> tuple[str, str] | None:
             "lt" if words in ("before", "lt", "older", "earlier") else "lte")
         return base, cmp
     return None
+
+
+def _option_type(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    return kind if kind in ("string", "integer", "number", "boolean", "array", "object") else "string"
 
 
 def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str | None:

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from compoworld.service._engine import _ToolBuilder
 
 ACTION_ROLES: dict[str, set[str]] = {
-    "transition": {"id", "field", "filter"},
-    "send": {"field"},
-    "count": {"filter"},
-    "summary": {"filter"},
-    "compute": {"field"},
+    "transition": {"id", "field", "filter", "option"},
+    "send": {"field", "option"},
+    "count": {"filter", "option"},
+    "summary": {"filter", "option"},
+    "compute": {"field", "option"},
 }
 """The parameter roles each effect accepts."""
 

@@ -18,7 +18,7 @@ from compoworld.service._actions import (
     check_target,
     op_action,
 )
-from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS
+from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS, first_page
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, Page, check_identifier
 from compoworld.service._seed import seed_entities
@@ -133,6 +133,13 @@ class _ToolBuilder:
             annotation = _Annotated[(int, *_bounds(p.role))]
             if default is None:
                 default = DEFAULT_LIMIT if p.role == "limit" else 0
+        elif p.role == "page":
+            default = first_page(p)
+            annotation = _Annotated[int, Ge(default)]
+        elif p.role == "cursor":
+            annotation, default = _Optional[str], None
+        elif p.role == "option":
+            annotation = _Optional[type_annotation(p.type or "string")]
         elif p.role == "sort_by":
             sortable = [f.name for f in self.entity.fields if f.type not in ("array", "object")]
             annotation = _Literal[tuple(["id", *sortable])]
@@ -250,6 +257,9 @@ def _describe(p: ParamSpec, entity: str) -> str:
         "query": "Text to search for.",
         "limit": f"Maximum number of results (1-{MAX_LIMIT}).",
         "offset": "Number of results to skip (for paging).",
+        "page": f"Page number (the first page is {first_page(p)}).",
+        "cursor": "Where the page starts: the previous page's next_offset (omit for the first).",
+        "option": "Accepted; it does not change what the call does.",
         "sort_by": "Field to sort by.",
         "order": "Sort order.",
     }[p.role]
@@ -265,12 +275,13 @@ class Deleted(BaseModel):
 
 
 _ALLOWED_ROLES: dict[str, set[str]] = {
-    "list": {"filter", "limit", "offset", "sort_by", "order"},
-    "search": {"filter", "query", "limit", "offset", "sort_by", "order"},
-    "get": {"id", "filter"},
-    "create": {"field"},
-    "update": {"id", "field", "filter"},
-    "delete": {"id", "filter"},
+    "list": {"filter", "limit", "offset", "page", "cursor", "sort_by", "order", "option"},
+    "search": {"filter", "query", "limit", "offset", "page", "cursor", "sort_by", "order",
+               "option"},
+    "get": {"id", "filter", "option"},
+    "create": {"field", "option"},
+    "update": {"id", "field", "filter", "option"},
+    "delete": {"id", "filter", "option"},
 }
 
 
