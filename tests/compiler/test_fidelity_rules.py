@@ -237,3 +237,32 @@ def test_tools_measured_unfaithful_against_the_real_server_are_simulated():
         else:
             assert not tools[name].simulated
     assert any(row["agreement"] < 0.8 for row in rows.values())  # get_file_info today
+
+
+def test_a_record_id_beside_its_scope_must_match_it():
+    # gitlab get_merge_request_note(project_id, merge_request_iid, note_id): the note of that
+    # merge request of that project; the scope was dropped (the tool simulated) before, and an
+    # update wrote it as fields, moving the note
+    tools, verified = _compile("gitlab_zereight", "get_merge_request_note",
+                               "update_merge_request_note")
+    get, update = tools["get_merge_request_note"], tools["update_merge_request_note"]
+    assert {p.name: p.role for p in get.params} == {
+        "note_id": "id", "project_id": "filter", "merge_request_iid": "filter"}
+    assert {p.name: p.role for p in update.params}["project_id"] == "filter"
+    assert "scoped by" in (get.rule or "") and get.name in verified.implemented
+    env = Environment([build_service(verified.spec)], seed=0)
+    db = env.db("gitlab_zereight")
+    note = next(r for r in db.select("merge_request_note", limit=100)
+                if r["project_id"] and r["merge_request_iid"])
+    scope = {"project_id": note["project_id"], "merge_request_iid": note["merge_request_iid"]}
+    found = env.call("gitlab_zereight__get_merge_request_note", {"note_id": note["id"], **scope})
+    assert found["success"] and found["data"]["id"] == note["id"]
+    elsewhere = env.call("gitlab_zereight__get_merge_request_note",
+                         {"note_id": note["id"], **scope, "merge_request_iid": "other"})
+    assert elsewhere["error"]["code"] == 404
+    # OpenAPI: the path's parents are declared beside the id (they were left out)
+    doc = json.loads((Path(__file__).parent / "specs" / "openapi_google_tasks.json").read_text())
+    spec = compile_openapi(doc, name="tasks", domain="productivity",
+                           provenance=Provenance(source="google tasks")).spec
+    get_task = next(t for t in spec.tools if t.source == "GET /tasks/v1/lists/{tasklist}/tasks/{task}")
+    assert {p.name: p.role for p in get_task.params} == {"task": "id", "tasklist": "filter"}

@@ -16,6 +16,7 @@ from compoworld.compiler._result import CompileResult, SpecError
 from compoworld.compiler._rules import (
     ARITHMETIC,
     COMPUTE_NOUNS,
+    SCOPES,
     TRANSITIONS,
     classify_verb,
     core_noun,
@@ -219,6 +220,9 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         plan.rule = f"{dialect}:verb {verb} by key {', '.join(keys)} → {family}{hint}"
     elif family in ("get", "update", "delete", "transition"):
         plan.id_param = ids[0]
+        plan.keys = scope_of(ids[0], inputs, required, family)
+        if plan.keys:
+            plan.rule = f"{dialect}:verb {verb} scoped by {', '.join(plan.keys)} → {family}{hint}"
     last = noun[-1]
     if family == "list" and singular(last) == last and plural(last) != last and any(
             key_like(k) for k in required):
@@ -237,6 +241,34 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         plan.rule = {"send": f"action:verb {verb} → send {entity}",
                      "count": "action:count → count"}.get(family, f"action:verb {verb} → summary")
     return plan, ""
+
+
+_SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
+
+
+def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[str],
+             family: str) -> list[str]:
+    """The inputs beside a record's id that scope it: gitlab's
+    ``get_merge_request_note(project_id, merge_request_iid, note_id)`` names note ``note_id``
+    of merge request ``merge_request_iid`` of project ``project_id``; the note must be theirs.
+
+    Scalar inputs named as ids of other records (``*_id``, ``*_iid``...) or as scopes
+    (``owner``, ``repo``, ``workspace``...); a get or delete also takes required key-like
+    names (``branch_name``); an update or transition only required ids and scopes, since an
+    optional one is a value it writes (``milestone_id``).
+    """
+    out = []
+    for name, schema in inputs.items():
+        snake = identifier(name)
+        if name == id_param or schema.get("type", "string") not in ("string", "integer"):
+            continue
+        named = snake.endswith(_SCOPE_SUFFIXES) or snake in SCOPES
+        if family in ("get", "delete"):
+            if named or (name in required and key_like(name)):
+                out.append(name)
+        elif named and name in required:
+            out.append(name)
+    return out
 
 
 def unique_name(name: str, taken: set[str]) -> str:

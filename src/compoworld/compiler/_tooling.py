@@ -86,7 +86,8 @@ class ToolPlan:
     name: str = ""
     description: str = ""
     keys: list[str] = field(default_factory=list)
-    """Inputs naming the record by a natural key (a path, a name) instead of an id."""
+    """Inputs naming the record by a natural key (a path, a name) instead of an id; beside an
+    id, the inputs scoping it (its parents' ids), which the record must match."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -140,10 +141,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         pname, text = identifier(name, "p"), str(schema.get("description") or "")[:300]
         if name == plan.id_param:
             continue
-        if keyed and (name in parents or name in plan.keys):
+        if one and (name in parents or name in plan.keys):
+            # the key, or beside an id its scope: GET /projects/{project_id}/notes/{note_id}
             key = parents.get(name) or asm.add_field(entity, name, schema, description=text)
             if key and key != "id":
-                add(ParamSpec(name=pname, role="filter", field=key, required=True,
+                need = keyed or name in parents or bool(required)
+                add(ParamSpec(name=pname, role="filter", field=key, required=need,
                               description=text or f"The {key} of the {entity} (identifies it)."))
             continue
         if name in parents:

@@ -222,11 +222,17 @@ class _ToolBuilder:
         return record_id, values, filters
 
     def locate(self, db: Db, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """(record id, field values) of a call acting on one record: the ``id`` argument, or
+        """(record id, field values) of a call acting on one record: the ``id`` argument (whose
+        record must also match the ``filter`` arguments, its scope, when there are any), or
         else the first record whose key fields equal the ``filter`` arguments (a natural key
         such as a path, or a singleton per parent); 404 when none matches."""
         record_id, values, filters = self.split(db, args)
-        if record_id is not None:
+        if record_id is not None and not filters:
+            return record_id, values
+        if record_id is not None:  # a record under its scope (its parents' ids)
+            if not db.select(self.entity.name, {**filters, "id": record_id}, limit=1):
+                scope = ", ".join(f"{k}={v!r}" for k, v in filters.items())
+                raise RecordNotFound(f"{self.entity.name} {record_id!r} not found with {scope}")
             return record_id, values
         rows = db.select(self.entity.name, filters, limit=1)
         if not rows:
