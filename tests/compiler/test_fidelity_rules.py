@@ -266,3 +266,17 @@ def test_a_record_id_beside_its_scope_must_match_it():
                            provenance=Provenance(source="google tasks")).spec
     get_task = next(t for t in spec.tools if t.source == "GET /tasks/v1/lists/{tasklist}/tasks/{task}")
     assert {p.name: p.role for p in get_task.params} == {"task": "id", "tasklist": "filter"}
+
+
+def test_dry_runs_batches_and_lists_of_records_are_no_values():
+    # gitlab update_issue_description_patch(..., dry_run): "preview changes" — whether it
+    # writes at all; the engine cannot honour that, so the write is simulated
+    tools, _ = _compile("gitlab_zereight", "update_issue_description_patch")
+    patch = tools["update_issue_description_patch"]
+    assert patch.simulated and "'dry_run'" in (patch.simulated_reason or "")
+    # hubspot-search-objects(filterGroups=[{filters: [...]}], sorts=[{...}]): lists of
+    # objects, never equality on invented fields; a batch read is a batch
+    tools, _ = _compile("hubspot", "hubspot-search-objects", "hubspot-batch-read-objects")
+    search = tools["hubspot-search-objects"]
+    assert search.simulated and "'filterGroups'" in (search.simulated_reason or "")
+    assert "batch" in (tools["hubspot-batch-read-objects"].simulated_reason or "")

@@ -200,7 +200,7 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     if any(v.get("type") == "array" and isinstance(v.get("items"), dict)
            and v["items"].get("type") == "object" for v in inputs.values()) and family in _WRITES:
         return None, "bulk operation over a list of records"
-    if words & {"batch", "bulk"} and family in _WRITES:
+    if words & {"batch", "bulk"}:  # hubspot-batch-read-objects(inputs=[{id}...]) too
         return None, "batch operation (one call over many records)"
     if family == "get" and not ids and (many or _listing(noun, str(tool.get("description") or ""))):
         family, many = "list", True

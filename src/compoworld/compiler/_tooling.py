@@ -51,6 +51,11 @@ _PRESENTATION = {"raw", "pretty", "debug", "verbose", "pass_through", "minify", 
 """Options of how an answer is rendered or relayed (apideck's ``raw`` "include the raw
 response, for debugging"), never of what it holds: transport, on an OpenAPI query string."""
 _PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
+_DRY_RUNS = {"dry_run", "dryrun", "validate_only", "validateonly", "preview", "preview_only",
+             "simulate", "what_if", "whatif", "check_only", "test_only"}
+"""Flags that make a write change nothing (gitlab's ``dry_run`` "preview changes", Google's
+``validateOnly``): the engine cannot honour them, so a write declaring one is simulated."""
+_READ_OPS = ("list", "search", "get", "count", "summary", "compute")
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
 _RESERVED_FIELDS = 8
@@ -153,6 +158,13 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             if reads or op in ("create", "send", "compute"):
                 add(ParamSpec(name=pname, role="filter" if reads else "field",
                               field=parents[name], required=True, description=text))
+            continue
+        if op not in _READ_OPS and identifier(name) in _DRY_RUNS:
+            drop(name, required, "decides whether the call writes at all (a dry run)")
+            continue
+        if reads and schema.get("type") == "array" and isinstance(schema.get("items"), dict) and (
+                schema["items"].get("type") == "object" or schema["items"].get("properties")):
+            drop(name, required, "is a list of records (a batch), no value to match")
             continue
         category = param_category(name, plan.query_names)
         paging = paging_role(name, schema) if op in ("list", "search") else None
