@@ -280,3 +280,63 @@ def test_dry_runs_batches_and_lists_of_records_are_no_values():
     search = tools["hubspot-search-objects"]
     assert search.simulated and "'filterGroups'" in (search.simulated_reason or "")
     assert "batch" in (tools["hubspot-batch-read-objects"].simulated_reason or "")
+
+
+def _openapi(paths: dict[str, Any], schemas: dict[str, Any] | None = None) -> dict[str, ToolSpec]:
+    doc = {"openapi": "3.0.0", "info": {"title": "fragment", "version": "1"}, "paths": paths,
+           "components": {"schemas": schemas or {}}}
+    spec = compile_openapi(doc, name="fragment", domain="developer",
+                           provenance=Provenance(source="fragment")).spec
+    return {t.source or t.name: t for t in spec.tools}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def test_upserts_bulk_writes_and_lists_of_ids_in_a_path_are_simulated():
+    # AWS Config PutRemediationExceptions: "This API adds a new exception or updates an
+    # existing exception" — neither an update (404 when new) nor a create (a duplicate)
+    put = "/#X-Amz-Target=StarlingDoveService.PutRemediationExceptions"
+    tools = _openapi({put: {"post": {
+        "operationId": "PutRemediationExceptions",
+        "description": "<p>A remediation exception is when a specified resource is no longer "
+                       "considered for auto-remediation. This API adds a new exception or "
+                       "updates an existing exception for a specified resource with a "
+                       "specified Config rule. </p>",
+        "requestBody": {"required": True, **_json({
+            "type": "object", "required": ["ConfigRuleName"],
+            "properties": {"ConfigRuleName": {"type": "string"},
+                           "Message": {"type": "string"}}})},
+        "responses": {"200": {"description": "Success", **_json({"type": "object"})}}}}})
+    assert "upsert" in (tools[f"POST {put}"].simulated_reason or "")
+    # mediaconnect AddFlowMediaStreams(mediaStreams: [AddMediaStreamRequest]): many records
+    # in one call, where one record holding the list was created
+    stream = {"type": "object", "properties": {"mediaStreamName": {"type": "string"},
+                                               "mediaStreamId": {"type": "integer"}}}
+    add = "/v1/flows/{flowArn}/mediaStreams"
+    tools = _openapi({add: {"post": {
+        "operationId": "AddFlowMediaStreams", "summary": "Adds media streams to an existing flow.",
+        "parameters": [{"name": "flowArn", "in": "path", "required": True,
+                        "schema": {"type": "string"}}],
+        "requestBody": {"required": True, **_json({
+            "type": "object", "required": ["mediaStreams"],
+            "properties": {"mediaStreams": {"type": "array", "items": {
+                "$ref": "#/components/schemas/AddMediaStreamRequest"}}}})},
+        "responses": {"201": {"description": "ok", **_json(stream)}}}}},
+        {"AddMediaStreamRequest": stream})
+    assert "'mediaStreams'" in (tools[f"POST {add}"].simulated_reason or "")
+    # royalmail GET /orders/{orderIdentifiers} ("semicolon-separated"): several ids in one
+    # string, never equality on an invented `order_identifiers` field
+    get = "/orders/{orderIdentifiers}"
+    order = {"type": "object", "properties": {"orderIdentifier": {"type": "integer"},
+                                              "orderReference": {"type": "string"}}}
+    tools = _openapi({get: {"get": {
+        "operationId": "GetSpecificOrdersAsync", "summary": "Retrieve specific orders",
+        "parameters": [{"name": "orderIdentifiers", "in": "path", "required": True,
+                        "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok", **_json({"type": "array", "items": order})}}}},
+        "/orders": {"get": {"operationId": "GetOrdersAsync", "responses": {"200": {
+            "description": "ok", **_json({"type": "array", "items": order})}}}}})
+    assert "names several records" in (tools[f"GET {get}"].simulated_reason or "")
+    assert not tools["GET /orders"].simulated

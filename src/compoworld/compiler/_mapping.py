@@ -151,6 +151,11 @@ def _map(op: Operation) -> ToolPlan | None:
             id_param, noun):
         # /Players/{team}, /TeamSeasonStats/{season} answering an array: a list filtered by
         # the parameter, never the get of one record
+        last = identifier(id_param).split("_")[-1]
+        if singular(last) != last and singular(last) in (*_OWN_IDS, "identifier"):
+            op.reason = (f"the path parameter {id_param!r} names several records (a list of "
+                         "ids in one string) and has no rule")
+            return None
         filtered_by, id_param, verb = id_param, None, None
     entity = entity_name(noun)
     parents = [(str(p), entity_name(str(n))) for n, p in chain[:-1] if n and p]

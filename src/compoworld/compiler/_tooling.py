@@ -56,6 +56,12 @@ _DRY_RUNS = {"dry_run", "dryrun", "validate_only", "validateonly", "preview", "p
 """Flags that make a write change nothing (gitlab's ``dry_run`` "preview changes", Google's
 ``validateOnly``): the engine cannot honour them, so a write declaring one is simulated."""
 _READ_OPS = ("list", "search", "get", "count", "summary", "compute")
+_UPSERT = re.compile(r"\b(?:creates?|adds?|inserts?)\b[^.;]{0,80}?\bor (?:updates?|replaces?|"
+                     r"overwrites?)\b|\b(?:create|add|insert)-or-(?:update|replace)\b|\bupserts?\b",
+                     re.I)
+"""A description saying the call creates a record or updates the existing one (AWS
+``PutRemediationExceptions``: "adds a new exception or updates an existing"): an upsert, which
+neither create (a duplicate) nor update (a 404) reproduces."""
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
 _RESERVED_FIELDS = 8
@@ -93,6 +99,8 @@ class ToolPlan:
     keys: list[str] = field(default_factory=list)
     """Inputs naming the record by a natural key (a path, a name) instead of an id; beside an
     id, the inputs scoping it (its parents' ids), which the record must match."""
+    text: str = ""
+    """The source's whole description, when ``description`` is only its first sentence."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -133,6 +141,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             names.add(p.name)
             params.append(p)
 
+    if op in ("create", "update") and _UPSERT.search(plan.text or plan.description or ""):
+        asm.opaque(plan.name, plan.description, inputs, record, source=plan.source, writes=True,
+                   reason=f"described as creating or updating (an upsert): the mapped {op} "
+                          "would refuse or duplicate half of its calls")
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
     reads = op in ("list", "search", "count", "summary")
     writes = op in ("create", "send", "update", "transition", "compute")
     one = op in ("get", "update", "delete", "transition")
@@ -162,9 +176,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         if op not in _READ_OPS and identifier(name) in _DRY_RUNS:
             drop(name, required, "decides whether the call writes at all (a dry run)")
             continue
-        if reads and schema.get("type") == "array" and isinstance(schema.get("items"), dict) and (
-                schema["items"].get("type") == "object" or schema["items"].get("properties")):
+        items = schema.get("items") if schema.get("type") == "array" else None
+        records_list = isinstance(items, dict) and (
+            items.get("type") == "object" or bool(items.get("properties")))
+        if reads and records_list:
             drop(name, required, "is a list of records (a batch), no value to match")
+            continue
+        if writes and records_list and _names_records_of(name, entity):
+            # AddFlowMediaStreams(mediaStreams=[...]): many media streams in one call
+            drop(name, required, f"is a list of {entity} records (a bulk write)")
             continue
         category = param_category(name, plan.query_names)
         paging = paging_role(name, schema) if op in ("list", "search") else None
@@ -321,6 +341,16 @@ def range_bound(name: str, schema: dict[str, Any]) -> tuple[str, str] | None:
             "lt" if words in ("before", "lt", "older", "earlier") else "lte")
         return base, cmp
     return None
+
+
+def _names_records_of(name: str, entity: str) -> bool:
+    """Whether a list input is named for the records the tool writes (``mediaStreams`` of a
+    ``media_stream``, ``transactions`` of a ``bank_transaction``), not records related to them
+    (``RelatedOpsItems``, ``lineItemInvoices``: a qualifier word the entity lacks)."""
+    words = identifier(name).split("_")
+    words[-1] = singular(words[-1])
+    own = entity.split("_")
+    return words[-1] == own[-1] and set(words) <= set(own)
 
 
 def _option_type(schema: dict[str, Any]) -> str:
