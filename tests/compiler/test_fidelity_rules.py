@@ -340,3 +340,23 @@ def test_upserts_bulk_writes_and_lists_of_ids_in_a_path_are_simulated():
             "description": "ok", **_json({"type": "array", "items": order})}}}}})
     assert "names several records" in (tools[f"GET {get}"].simulated_reason or "")
     assert not tools["GET /orders"].simulated
+
+
+def test_wrapped_objects_widening_flags_and_directions_are_read_for_what_they_are():
+    # circleci list_followed_projects(params: {}), firecrawl_monitor_update(id, body: {...}),
+    # pinecone search-records(query: {inputs, topK}): no field of the record, no text
+    tools, _ = _compile("circleci", "list_followed_projects")
+    assert "'params'" in (tools["list_followed_projects"].simulated_reason or "")
+    tools, _ = _compile("firecrawl", "firecrawl_monitor_update")
+    assert "'body'" in (tools["firecrawl_monitor_update"].simulated_reason or "")
+    tools, _ = _compile("pinecone", "search-records")
+    assert "'query'" in (tools["search-records"].simulated_reason or "")
+    # gitlab list_commit_statuses(all: "Return all statuses, not only the latest ones")
+    tools, _ = _compile("gitlab_zereight", "list_commit_statuses", "list_merge_requests")
+    assert "'all'" in (tools["list_commit_statuses"].simulated_reason or "")
+    # list_merge_requests(order_by, sort: "asc" | "desc"): the sort direction is the order
+    roles = {p.name: p.role for p in tools["list_merge_requests"].params}
+    assert roles["order_by"] == "sort_by" and roles["sort"] == "order"
+    # airtable create_record(fields: {...}): an Airtable record is {id, fields}: kept
+    tools, _ = _compile("airtable", "create_record")
+    assert not tools["create_record"].simulated

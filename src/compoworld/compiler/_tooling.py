@@ -56,6 +56,22 @@ _DRY_RUNS = {"dry_run", "dryrun", "validate_only", "validateonly", "preview", "p
 """Flags that make a write change nothing (gitlab's ``dry_run`` "preview changes", Google's
 ``validateOnly``): the engine cannot honour them, so a write declaring one is simulated."""
 _READ_OPS = ("list", "search", "get", "count", "summary", "compute")
+_WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
+            "arguments", "request", "changes", "updates"}
+"""Names of one object input holding the values of a call, not a field of its record
+(``fields`` / ``attributes`` / ``properties`` are often the record's own nested object:
+an Airtable record is ``{id, fields: {...}}``)."""
+_WIDENS = {"all", "everything", "recursive", "deep", "any"}
+"""Booleans of a read that widen which records answer (gitlab's ``all``: "Return all
+statuses, not only the latest ones"), never a field of the records."""
+
+
+def _says_direction(schema: dict[str, Any]) -> bool:
+    enum = {str(v).lower() for v in schema.get("enum") or []}
+    if enum:
+        return enum <= {"asc", "desc", "ascending", "descending"}
+    return bool(re.search(r"\basc(ending)?\b.*\bdesc(ending)?\b",
+                          str(schema.get("description") or ""), re.I))
 _UPSERT = re.compile(r"\b(?:creates?|adds?|inserts?)\b[^.;]{0,80}?\bor (?:updates?|replaces?|"
                      r"overwrites?)\b|\b(?:create|add|insert)-or-(?:update|replace)\b|\bupserts?\b",
                      re.I)
@@ -206,6 +222,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if category == "control" or (category == "query" and op != "search"):
             category = "value"  # an MCP tool's `key`, `format` or `page`, a message's `text`
+        if category == "sort_by" and _says_direction(schema):
+            category = "order"  # gitlab's `sort`: "asc" or "desc", the order, not the field
+        if category == "order" and not set(schema.get("enum") or ["asc", "desc"]) <= {
+                "asc", "desc"}:
+            drop(name, required, "orders by values the engine does not take (asc / desc)")
+            continue
+        if category == "query" and schema.get("type", "string") != "string":
+            drop(name, required, "is a query that is no text (an object or a list)")
+            continue
         if category != "value" and op not in ("list", "search"):
             drop(name, required, f"({category}) has no role in op {op!r}")
             continue
@@ -215,6 +240,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if not (reads or writes):
             drop(name, required, f"not modelled for op {op!r}")
+            continue
+        if schema.get("type") == "object" and not schema.get("properties") and (
+                pname in _WRAPPED or reads):
+            # circleci's params: {}, firecrawl's update(id, body): the values wrapped in one
+            # object, or an object to match whole: no field of the record
+            drop(name, required, "is an object wrapping values, not a field of the record")
+            continue
+        if reads and schema.get("type") == "boolean" and pname in _WIDENS:
+            drop(name, required, "widens which records answer (not a field to match)")
             continue
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
