@@ -33,22 +33,22 @@ def _ids(envelope: dict[str, Any]) -> list[str]:
 
 
 def test_a_page_number_pages_the_list():
-    # github list_issues(owner, repo, ..., page, per_page): "Page number of the results"
-    tools, env = _compile("github", "list_issues")
-    issues = tools["list_issues"]
-    assert not issues.simulated, issues.simulated_reason
-    roles = {p.name: p.role for p in issues.params}
+    # github list_commits(owner, repo, sha, page, per_page): "Page number for pagination"
+    tools, env = _compile("github", "list_commits")
+    commits = tools["list_commits"]
+    assert not commits.simulated, commits.simulated_reason
+    roles = {p.name: p.role for p in commits.params}
     assert roles["page"] == "page" and roles["per_page"] == "limit"
     scope = {"owner": "octo", "repo": "hello"}
     db = env.db("github")
-    seeded = {k: v for k, v in db.select("issue", limit=1)[0].items() if k != "id"}
+    seeded = {k: v for k, v in db.select("commit", limit=1)[0].items() if k != "id"}
     for _ in range(5):
-        db.insert("issue", **{**seeded, **scope})
-    whole = _ids(env.call("github__list_issues", {**scope, "per_page": 100}))
+        db.insert("commit", **{**seeded, **scope})
+    whole = _ids(env.call("github__list_commits", {**scope, "per_page": 100}))
     assert len(whole) >= 5
-    assert _ids(env.call("github__list_issues", {**scope, "per_page": 2, "page": 1})) == whole[:2]
-    assert _ids(env.call("github__list_issues", {**scope, "per_page": 2, "page": 2})) == whole[2:4]
-    refused = env.call("github__list_issues", {**scope, "page": 0})  # pages count from 1
+    assert _ids(env.call("github__list_commits", {**scope, "per_page": 2, "page": 1})) == whole[:2]
+    assert _ids(env.call("github__list_commits", {**scope, "per_page": 2, "page": 2})) == whole[2:4]
+    refused = env.call("github__list_commits", {**scope, "page": 0})  # pages count from 1
     assert refused["error"]["code"] == 400
 
 
@@ -137,7 +137,7 @@ def test_projections_formats_and_retry_tokens():
 
 def test_options_are_declared_typed_and_change_nothing():
     # gitlab get_commit(project_id, sha, stats) and get_issue(..., full_response)
-    tools, env = _compile("gitlab_zereight", "get_commit", "list_issues")
+    tools, env = _compile("gitlab_zereight", "get_commit", "list_branches")
     commit = tools["get_commit"]
     assert not commit.simulated, commit.simulated_reason
     assert {p.name: p.role for p in commit.params}["stats"] == "option"
@@ -150,6 +150,6 @@ def test_options_are_declared_typed_and_change_nothing():
     wrong = env.call("gitlab_zereight__get_commit", {**key, "stats": "yes please"})
     assert wrong["error"]["code"] == 400  # still checked against its declared type
     # a list with a text query is a search, never equality on an invented `search` field
-    issues = tools["list_issues"]
-    assert issues.op == "search" and not issues.simulated
-    assert {p.name: p.role for p in issues.params}["search"] == "query"
+    branches = tools["list_branches"]  # list_branches(project_id, search, page, per_page)
+    assert branches.op == "search" and not branches.simulated
+    assert {p.name: p.role for p in branches.params}["search"] == "query"

@@ -352,11 +352,45 @@ def test_wrapped_objects_widening_flags_and_directions_are_read_for_what_they_ar
     tools, _ = _compile("pinecone", "search-records")
     assert "'query'" in (tools["search-records"].simulated_reason or "")
     # gitlab list_commit_statuses(all: "Return all statuses, not only the latest ones")
-    tools, _ = _compile("gitlab_zereight", "list_commit_statuses", "list_merge_requests")
+    tools, _ = _compile("gitlab_zereight", "list_commit_statuses", "get_merge_request_notes")
     assert "'all'" in (tools["list_commit_statuses"].simulated_reason or "")
-    # list_merge_requests(order_by, sort: "asc" | "desc"): the sort direction is the order
-    roles = {p.name: p.role for p in tools["list_merge_requests"].params}
+    # get_merge_request_notes(order_by, sort: "asc" | "desc"): the direction is the order
+    roles = {p.name: p.role for p in tools["get_merge_request_notes"].params}
     assert roles["order_by"] == "sort_by" and roles["sort"] == "order"
     # airtable create_record(fields: {...}): an Airtable record is {id, fields}: kept
     tools, _ = _compile("airtable", "create_record")
     assert not tools["create_record"].simulated
+
+
+def test_renames_text_replacements_sets_by_key_and_list_equality():
+    # gitlab update_label(new_name): renames the label's own `name`
+    tools, _ = _compile("gitlab_zereight", "update_label", "create_label")
+    assert {p.name: p.field for p in tools["update_label"].params}["new_name"] == "name"
+    # desktop_commander edit_block(file_path, old_string, new_string): a replacement inside
+    # the file, no field written whole; set_config_value(key, value): creates absent keys
+    tools, _ = _compile("desktop_commander", "edit_block", "set_config_value")
+    assert "old_* / new_*" in (tools["edit_block"].simulated_reason or "")
+    assert "upsert" in (tools["set_config_value"].simulated_reason or "")
+    # github list_issues(labels=[...]): issues holding all of them, never list equality
+    tools, _ = _compile("github", "list_issues")
+    assert "'labels'" in (tools["list_issues"].simulated_reason or "")
+
+
+def test_a_simulated_tool_is_never_lost_to_a_name_it_shares():
+    # theracingapi: GET /v1/horses/{horse_id}/results and /v1/owners/{owner_id}/results both
+    # read `list_results`; one simulated for a declared parameter took the other's name and
+    # a tool was lost
+    result = {"type": "object", "properties": {"race_id": {"type": "string"},
+                                               "position": {"type": "integer"}}}
+    answer = {"200": {"description": "ok", **_json({"type": "array", "items": result})}}
+    tools = _openapi({
+        "/v1/horses/{horse_id}/results": {"get": {"parameters": [
+            {"name": "horse_id", "in": "path", "required": True, "schema": {"type": "string"}},
+            {"name": "filters", "in": "query", "schema": {"type": "string"}}],
+            "responses": answer}},
+        "/v1/owners/{owner_id}/results": {"get": {"parameters": [
+            {"name": "owner_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": answer}}})
+    assert len(tools) == 2 and len({t.name for t in tools.values()}) == 2
+    assert tools["GET /v1/horses/{horse_id}/results"].simulated
+    assert not tools["GET /v1/owners/{owner_id}/results"].simulated

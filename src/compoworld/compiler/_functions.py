@@ -44,6 +44,9 @@ _TEXT_QUERY = {"query", "q", "search", "keyword", "keywords", "search_term", "se
 """Inputs of a list that are text to look for (not ``text`` or ``term``, often a record's own
 field): the list is a search."""
 _WRITES = ("create", "update", "delete", "send", "transition")
+_SETS_BY_KEY = {"set", "put", "upsert", "save", "store", "write"}
+"""Verbs that set a value under a key whether or not it exists (``set_config_value(key,
+value)``)."""
 
 
 def normalize_schema(schema: Any, defs: dict[str, Any] | None = None,
@@ -216,6 +219,9 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
             keys = list(required)  # owner + repo + issue_number name one issue together
         if not keys:
             return None, f"no parameter identifies the {entity} (id, {entity}_id or a key)"
+        if verb in _SETS_BY_KEY and family == "update":
+            return None, (f"{verb!r} by key {', '.join(keys)} creates the key when absent (an "
+                          "upsert), which an update refuses")
         plan.keys = keys
         plan.rule = f"{dialect}:verb {verb} by key {', '.join(keys)} → {family}{hint}"
     elif family in ("get", "update", "delete", "transition"):

@@ -279,6 +279,10 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
         required = [p["name"] for p in op.params
                     if p["required"] and p["in"] != "path"] + op.body_required
         keys = None if id_param else natural_keys(required, family)
+        if keys and family == "update" and verb in ("put", "set", "upsert", "save"):
+            op.reason = (f"{verb!r} by key {', '.join(keys)} creates the record when absent (an "
+                         "upsert), which an update refuses")
+            return None
         if keys:
             plan.keys, plan.op, plan.verb = keys, family, verb
             if family == "transition":

@@ -17,7 +17,7 @@ from compoworld.compiler._semantic import singular
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
 _LIMIT = {"limit", "per_page", "page_size", "pagesize", "max_results", "maxresults", "top",
-          "size", "max", "max_items", "num_results", "results_per_page"}
+          "size", "max", "max_items", "num_results", "results_per_page", "k", "top_k", "topk"}
 _OFFSET = {"offset", "skip", "start", "start_index", "startindex"}
 _SORT = {"sort", "sort_by", "order_by", "orderby", "sortby", "sort_field"}
 _ORDER = {"order", "direction", "sort_order", "sort_dir", "sort_direction"}
@@ -157,10 +157,23 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             names.add(p.name)
             params.append(p)
 
+    taken = {t.name for t in asm.tools}  # OpenAPI names repeat (list_results of each parent)
+    tool_name, n = plan.name, 2
+    while tool_name in taken:
+        tool_name, n = f"{plan.name}_{n}", n + 1
     if op in ("create", "update") and _UPSERT.search(plan.text or plan.description or ""):
-        asm.opaque(plan.name, plan.description, inputs, record, source=plan.source, writes=True,
+        asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
                    reason=f"described as creating or updating (an upsert): the mapped {op} "
                           "would refuse or duplicate half of its calls")
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
+    given = {identifier(n) for n, _, _ in inputs}
+    if op in ("update", "create") and any(
+            f"old_{w}" in given and f"new_{w}" in given for w in ("string", "text", "str", "value",
+                                                               "content")):
+        asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
+                   reason="replaces text inside a value (old_* / new_*): no field is written "
+                          "whole")
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
     reads = op in ("list", "search", "count", "summary")
@@ -282,6 +295,13 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                                  "rest is kept for parents)")
             continue
         member = reads and _members(name, schema, draft.fields)
+        if reads and not member and schema.get("type") == "array":
+            # github's labels=[...] (issues holding all of them): no record's list equals it
+            drop(name, required, "is a list of values, which no equality on one field matches")
+            continue
+        if op == "update" and pname.startswith("new_") and pname[4:] in (
+                *draft.fields, *plan.keys, "name"):
+            name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
         fname = asm.add_field(entity, member or name,
                               schema["items"] if member else schema, description=text)
         if fname is None or (fname == "id" and not member):
@@ -297,7 +317,7 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         reason = (f"declared parameter{'s' if len(dropped) > 1 else ''} "
                   f"{', '.join(repr(d) for d in dropped)} ha{'ve' if len(dropped) > 1 else 's'} "
                   f"no role in the mapped {op}")
-        asm.opaque(plan.name, plan.description or _describe(plan), inputs, record,
+        asm.opaque(tool_name, plan.description or _describe(plan), inputs, record,
                    reason=reason, source=plan.source, writes=op not in ("list", "search", "get"))
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
@@ -316,12 +336,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         action = ActionSpec(effect=op)
     if op == "compute":
         asm.entity(entity).seed_count = 10
-    taken = {t.name for t in asm.tools}
-    name, n = plan.name, 2
-    while name in taken:
-        name, n = f"{plan.name}_{n}", n + 1
     asm.add_tool(ToolSpec(
-        name=name, description=plan.description or _describe(plan), entity=entity,
+        name=tool_name, description=plan.description or _describe(plan), entity=entity,
         op="action" if op in _EFFECTS else op, params=params,
         action=action, rule=rule, source=plan.source))
 
@@ -394,7 +410,8 @@ def _option_type(schema: dict[str, Any]) -> str:
 
 def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str | None:
     """The field a plural list filter names its members of (``paths`` → ``path``, ``ids`` →
-    ``id``, ``statuses`` → ``status``): records whose field is one of the values."""
+    ``id``, ``statuses`` → ``status``), or a singular one names when the record holds it as one
+    value (``region``): records whose field is one of the values."""
     items = schema.get("items")
     if schema.get("type") != "array" or not isinstance(items, dict) or items.get(
             "type", "string") not in ("string", "integer", "number"):
@@ -402,8 +419,9 @@ def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str |
     snake = identifier(name, "f")
     one = singular(snake.split("_")[-1])
     member = "_".join([*snake.split("_")[:-1], one])
-    if member == snake:
-        return None
+    if member == snake:  # theracingapi's region=[gb, ire]: a scalar field's values
+        known = fields.get(snake)
+        return snake if known is not None and known.type != "array" else None
     return member if member == "id" or member in fields or key_like(member) else None
 
 
