@@ -394,3 +394,12 @@ def test_a_simulated_tool_is_never_lost_to_a_name_it_shares():
     assert len(tools) == 2 and len({t.name for t in tools.values()}) == 2
     assert tools["GET /v1/horses/{horse_id}/results"].simulated
     assert not tools["GET /v1/owners/{owner_id}/results"].simulated
+
+
+def test_a_rename_is_keyed_by_the_old_name_and_the_server_is_no_resource():
+    # mongodb rename-collection(collection, database, newName): newName is the value written,
+    # never the key; git's git_add(repo_path, files): `git` is the server, no entity
+    tools, _ = _compile("mongodb", "rename-collection")
+    assert tools["rename-collection"].simulated
+    tools, _ = _compile("git", "git_add")
+    assert "names no resource" in (tools["git_add"].simulated_reason or "")

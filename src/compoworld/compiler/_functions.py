@@ -155,7 +155,7 @@ _NOT_PLURAL = {"contents", "status", "address", "access", "analysis", "news", "d
 
 
 def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: list[str],
-          output: dict[str, Any], dialect: str, *, many: bool = False
+          output: dict[str, Any], dialect: str, *, many: bool = False, namespace: str = ""
           ) -> tuple[ToolPlan | None, str]:
     name = str(tool["name"])
     verb, rest = split_verb(name)
@@ -181,7 +181,9 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
                                    else {})
     read_only = annotations.get("readOnlyHint") is True
     family = "transition" if marked is not None else classify_verb(verb)
-    if not noun:
+    if not noun or (namespace and "_".join(noun) == namespace
+                    and identifier(name).startswith(f"{namespace}_")):
+        # git's git_add(repo_path, files): `git` is the server, no resource of it
         return None, f"the name {name!r} names no resource after its verb"
     entity = entity_name("_".join(noun))
     words = set(identifier(name).split("_"))
@@ -326,7 +328,8 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
         description = str(tool.get("description") or tool["name"]).strip()
         descriptions.append(description)
         inputs = [(k, v, k in required) for k, v in props.items()]
-        plan, reason = _plan(tool, props, required, output, dialect, many=_many(answer))
+        plan, reason = _plan(tool, props, required, output, dialect, many=_many(answer),
+                             namespace=identifier(name, "service"))
         tool_name = unique_name(identifier(tool["name"], "tool", limit=None), taken)
         taken.add(tool_name)
         if plan is None:
