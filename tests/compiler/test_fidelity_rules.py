@@ -403,3 +403,31 @@ def test_a_rename_is_keyed_by_the_old_name_and_the_server_is_no_resource():
     assert tools["rename-collection"].simulated
     tools, _ = _compile("git", "git_add")
     assert "names no resource" in (tools["git_add"].simulated_reason or "")
+
+
+def test_list_edits_and_searches_without_a_query():
+    # memorydb UpdateACL(ACLName, UserNamesToAdd, UserNamesToRemove): edits a list
+    tools = _openapi({"/#X-Amz-Target=AmazonMemoryDB.UpdateACL": {"post": {
+        "operationId": "UpdateACL", "summary": "Changes the list of users that belong to the ACL.",
+        "requestBody": {"required": True, **_json({
+            "type": "object", "required": ["ACLName"],
+            "properties": {"ACLName": {"type": "string"},
+                           "UserNamesToAdd": {"type": "array", "items": {"type": "string"}},
+                           "UserNamesToRemove": {"type": "array",
+                                                 "items": {"type": "string"}}}})},
+        "responses": {"200": {"description": "ok", **_json({"type": "object", "properties": {
+            "ACL": {"type": "object", "properties": {"Name": {"type": "string"}}}}})}}}}})
+    update = next(iter(tools.values()))
+    assert "'UserNamesToAdd'" in (update.simulated_reason or "")
+    # theracingapi GET /v1/damsires/search?name=: part of a name, not the whole
+    damsire = {"type": "object", "properties": {"id": {"type": "string"},
+                                                "damsire": {"type": "string"}}}
+    tools = _openapi({"/v1/damsires/search": {"get": {
+        "operationId": "search_damsires_v1_damsires_search_get", "summary": "Search Damsires",
+        "parameters": [{"name": "name", "in": "query", "required": True,
+                        "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok", **_json({
+            "type": "object", "properties": {"search_results": {"type": "array",
+                                                                "items": damsire}}})}}}}})
+    search = tools["GET /v1/damsires/search"]
+    assert [(p.name, p.op) for p in search.params if p.role == "filter"] == [("name", "contains")]

@@ -299,6 +299,10 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             # github's labels=[...] (issues holding all of them): no record's list equals it
             drop(name, required, "is a list of values, which no equality on one field matches")
             continue
+        if op == "update" and schema.get("type") == "array" and re.fullmatch(
+                r"(?:add|remove)_\w+|\w+_to_(?:add|remove)", pname):
+            drop(name, required, "adds to or removes from a list (not a value written whole)")
+            continue
         if op == "update" and pname.startswith("new_") and pname[4:] in (
                 *draft.fields, *plan.keys, "name"):
             name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
@@ -323,6 +327,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         return
     if op == "search" and not any(p.role == "query" for p in params):
         op, rule = "list", f"{plan.rule} (no text query: filtered list)"
+        # search_damsires(name): a search matches part of a name, never the whole only
+        params = [p.model_copy(update={"op": "contains"}) if p.role == "filter" and p.op == "eq"
+                  and asm.entity(entity).fields[p.field or p.name].type == "string"
+                  and not asm.entity(entity).fields[p.field or p.name].enum
+                  and not p.name.endswith(("id", "_key", "_code", "_arn", "_sid", "_uuid"))
+                  else p for p in params]
     else:
         rule = plan.rule
     action = None
