@@ -68,12 +68,22 @@ def test_built_services_run_like_hand_written_ones(built: Path):
     report = check_service(service)
     assert report.ok, str(report)
     env = Environment([service], seed=0)
-    gets = [t.name for t in spec.tools if t.op == "get" and not t.simulated]
+    gets = [t for t in spec.tools if t.op == "get" and not t.simulated]
     assert gets
-    for name in gets:  # a seeded record is readable through the same envelope as hand-written
-        args = sample_arguments(service.tools[name], env, "google_tasks", random.Random(0))
-        result = env.call(f"google_tasks__{name}", args)
-        assert result["success"] and result["data"]["id"] in args.values()
+    for tool in gets:  # a seeded record is readable through the same envelope as hand-written
+        args = sample_arguments(service.tools[tool.name], env, "google_tasks", random.Random(0))
+        scope = [p for p in tool.params if p.role == "filter"]
+        record = next(r for r in env.db("google_tasks").select(tool.entity, limit=100)
+                      if all(r.get(p.field or p.name) is not None for p in scope))
+        # the record's id and its own scope (GET /lists/{tasklist}/tasks/{task}: a task of
+        # that list)
+        args.update({p.name: record["id"] for p in tool.params if p.role == "id"})
+        args.update({p.name: record[p.field or p.name] for p in scope})
+        result = env.call(f"google_tasks__{tool.name}", args)
+        assert result["success"] and result["data"]["id"] in args.values(), (tool.name, result)
+        other = {**args, **{p.name: "zz_other" for p in tool.params if p.role == "filter"}}
+        if other != args:  # the same id under another scope is not found
+            assert env.call(f"google_tasks__{tool.name}", other)["error"]["code"] == 404
 
 
 def test_interrupted_build_resumes_to_the_same_bytes(built: Path, tmp_path: Path):

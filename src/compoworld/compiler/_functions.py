@@ -16,6 +16,7 @@ from compoworld.compiler._result import CompileResult, SpecError
 from compoworld.compiler._rules import (
     ARITHMETIC,
     COMPUTE_NOUNS,
+    SCOPES,
     TRANSITIONS,
     classify_verb,
     core_noun,
@@ -38,7 +39,14 @@ _TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer
           "long": "integer", "any": None}
 _QUERY = {"query", "q", "keyword", "keywords", "search", "term", "text", "search_term",
           "pattern", "search_query"}
+_TEXT_QUERY = {"query", "q", "search", "keyword", "keywords", "search_term", "search_query",
+               "search_text"}
+"""Inputs of a list that are text to look for (not ``text`` or ``term``, often a record's own
+field): the list is a search."""
 _WRITES = ("create", "update", "delete", "send", "transition")
+_SETS_BY_KEY = {"set", "put", "upsert", "save", "store", "write"}
+"""Verbs that set a value under a key whether or not it exists (``set_config_value(key,
+value)``)."""
 
 
 def normalize_schema(schema: Any, defs: dict[str, Any] | None = None,
@@ -147,7 +155,7 @@ _NOT_PLURAL = {"contents", "status", "address", "access", "analysis", "news", "d
 
 
 def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: list[str],
-          output: dict[str, Any], dialect: str, *, many: bool = False
+          output: dict[str, Any], dialect: str, *, many: bool = False, namespace: str = ""
           ) -> tuple[ToolPlan | None, str]:
     name = str(tool["name"])
     verb, rest = split_verb(name)
@@ -173,7 +181,9 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
                                    else {})
     read_only = annotations.get("readOnlyHint") is True
     family = "transition" if marked is not None else classify_verb(verb)
-    if not noun:
+    if not noun or (namespace and "_".join(noun) == namespace
+                    and identifier(name).startswith(f"{namespace}_")):
+        # git's git_add(repo_path, files): `git` is the server, no resource of it
         return None, f"the name {name!r} names no resource after its verb"
     entity = entity_name("_".join(noun))
     words = set(identifier(name).split("_"))
@@ -195,7 +205,7 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     if any(v.get("type") == "array" and isinstance(v.get("items"), dict)
            and v["items"].get("type") == "object" for v in inputs.values()) and family in _WRITES:
         return None, "bulk operation over a list of records"
-    if words & {"batch", "bulk"} and family in _WRITES:
+    if words & {"batch", "bulk"}:  # hubspot-batch-read-objects(inputs=[{id}...]) too
         return None, "batch operation (one call over many records)"
     if family == "get" and not ids and (many or _listing(noun, str(tool.get("description") or ""))):
         family, many = "list", True
@@ -211,16 +221,26 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
             keys = list(required)  # owner + repo + issue_number name one issue together
         if not keys:
             return None, f"no parameter identifies the {entity} (id, {entity}_id or a key)"
+        if verb in _SETS_BY_KEY and family == "update":
+            return None, (f"{verb!r} by key {', '.join(keys)} creates the key when absent (an "
+                          "upsert), which an update refuses")
         plan.keys = keys
         plan.rule = f"{dialect}:verb {verb} by key {', '.join(keys)} → {family}{hint}"
     elif family in ("get", "update", "delete", "transition"):
         plan.id_param = ids[0]
+        plan.keys = scope_of(ids[0], inputs, required, family)
+        if plan.keys:
+            plan.rule = f"{dialect}:verb {verb} scoped by {', '.join(plan.keys)} → {family}{hint}"
     last = noun[-1]
     if family == "list" and singular(last) == last and plural(last) != last and any(
             key_like(k) for k in required):
         return None, f"listing one {entity}'s contents (no collection named) has no rule"
     if family == "search" and not any(identifier(k) in _QUERY for k in inputs):
         plan.op, plan.rule = "list", f"{dialect}:verb {verb} (filters only) → list"
+    elif family == "list" and any(identifier(k) in _TEXT_QUERY for k in inputs):
+        # gitlab's list_issues(search="bug"): text matched against the records, never an
+        # equality filter on an invented `search` field
+        plan.op, plan.rule = "search", f"{dialect}:verb {verb} + text query → search{hint}"
     if family == "transition":
         plan.target = marked[1] if marked is not None else TRANSITIONS[verb]
         by = f" by key {', '.join(plan.keys)}" if plan.keys else ""
@@ -229,6 +249,34 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         plan.rule = {"send": f"action:verb {verb} → send {entity}",
                      "count": "action:count → count"}.get(family, f"action:verb {verb} → summary")
     return plan, ""
+
+
+_SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
+
+
+def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[str],
+             family: str) -> list[str]:
+    """The inputs beside a record's id that scope it: gitlab's
+    ``get_merge_request_note(project_id, merge_request_iid, note_id)`` names note ``note_id``
+    of merge request ``merge_request_iid`` of project ``project_id``; the note must be theirs.
+
+    Scalar inputs named as ids of other records (``*_id``, ``*_iid``...) or as scopes
+    (``owner``, ``repo``, ``workspace``...); a get or delete also takes required key-like
+    names (``branch_name``); an update or transition only required ids and scopes, since an
+    optional one is a value it writes (``milestone_id``).
+    """
+    out = []
+    for name, schema in inputs.items():
+        snake = identifier(name)
+        if name == id_param or schema.get("type", "string") not in ("string", "integer"):
+            continue
+        named = snake.endswith(_SCOPE_SUFFIXES) or snake in SCOPES
+        if family in ("get", "delete"):
+            if named or (name in required and key_like(name)):
+                out.append(name)
+        elif named and name in required:
+            out.append(name)
+    return out
 
 
 def unique_name(name: str, taken: set[str]) -> str:
@@ -280,7 +328,8 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
         description = str(tool.get("description") or tool["name"]).strip()
         descriptions.append(description)
         inputs = [(k, v, k in required) for k, v in props.items()]
-        plan, reason = _plan(tool, props, required, output, dialect, many=_many(answer))
+        plan, reason = _plan(tool, props, required, output, dialect, many=_many(answer),
+                             namespace=identifier(name, "service"))
         tool_name = unique_name(identifier(tool["name"], "tool", limit=None), taken)
         taken.add(tool_name)
         if plan is None:

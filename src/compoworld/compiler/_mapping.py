@@ -151,6 +151,11 @@ def _map(op: Operation) -> ToolPlan | None:
             id_param, noun):
         # /Players/{team}, /TeamSeasonStats/{season} answering an array: a list filtered by
         # the parameter, never the get of one record
+        last = identifier(id_param).split("_")[-1]
+        if singular(last) != last and singular(last) in (*_OWN_IDS, "identifier"):
+            op.reason = (f"the path parameter {id_param!r} names several records (a list of "
+                         "ids in one string) and has no rule")
+            return None
         filtered_by, id_param, verb = id_param, None, None
     entity = entity_name(noun)
     parents = [(str(p), entity_name(str(n))) for n, p in chain[:-1] if n and p]
@@ -274,6 +279,10 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
         required = [p["name"] for p in op.params
                     if p["required"] and p["in"] != "path"] + op.body_required
         keys = None if id_param else natural_keys(required, family)
+        if keys and family == "update" and verb in ("put", "set", "upsert", "save"):
+            op.reason = (f"{verb!r} by key {', '.join(keys)} creates the record when absent (an "
+                         "upsert), which an update refuses")
+            return None
         if keys:
             plan.keys, plan.op, plan.verb = keys, family, verb
             if family == "transition":

@@ -226,7 +226,8 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
             if body is not None and body.kind == "json":  # {"transaction": {...}} unwrapped
                 body_props, body_required, _ = body_shape(resolver, body.schema, where, hint)
                 body_props = flatten(body_props, resolver, where + "/requestBody")
-                body_props = {k: v for k, v in body_props.items()  # never sent in a request
+                body_props = {k: _items_read(v, resolver, f"{where}/requestBody/{k}")
+                              for k, v in body_props.items()  # readOnly: never sent
                               if not (isinstance(v, dict) and v.get("readOnly") is True)}
             elif body is not None:
                 body_props = resolver.properties(body.schema, where)
@@ -244,7 +245,9 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
                 body=body_props, body_required=body_required,
                 record=record, many=many,
                 method_paths={m.upper(): path for m in METHODS if m in item},
-                rpc=bool(re.search(r"#(X-Amz-Target|Action)=", path))))
+                rpc=bool(re.search(r"#(X-Amz-Target|Action)=", path)),
+                text=re.sub(r"<[^>]+>", " ", f"{op.get('summary') or ''} "
+                                             f"{op.get('description') or ''}")[:2000]))
     singletons = {op.path for op in operations  # one object under a singular name
                   if op.method == "GET" and op.record and not op.many and op.segments
                   and _singular_name(op.segments[-1])}
@@ -264,3 +267,15 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
     spec = asm.finish(name=identifier(name, "service"), domain=domain,
                       description=description, provenance=provenance)
     return CompileResult(spec, [*resolver.warnings, *asm.warnings])
+
+
+def _items_read(schema: dict[str, Any], resolver: Resolver, place: str) -> dict[str, Any]:
+    """An array property whose items are a ``$ref`` with the items read (their type, enum,
+    format, properties), so rules tell a list of names (AWS ``ConfigRuleNames``: strings) from
+    a list of records (``mediaStreams``: objects)."""
+    items = schema.get("items") if isinstance(schema, dict) else None
+    if schema.get("type") != "array" or not isinstance(items, dict) or "$ref" not in items:
+        return schema
+    read = resolver.schema(items, f"{place}/items")
+    kept = {k: read[k] for k in ("type", "enum", "format", "properties") if k in read}
+    return {**schema, "items": kept or items}

@@ -65,6 +65,8 @@ class Operation:
     """Other methods on the same path (``{"GET": "/pets"}``): a GET makes it a collection."""
     reason: str = ""
     chain: list[list[str | None]] = field(default_factory=list)
+    text: str = ""
+    """The operation's whole summary and description, which rules read (an upsert says so)."""
 
     @property
     def source(self) -> str:
@@ -79,7 +81,7 @@ class Operation:
                        reason=self.reason, source=self.source, writes=self.method != "GET")
             return
         plan.name = tool_name(self, plan)
-        plan.description = self.summary
+        plan.description, plan.text = self.summary, self.text
         emit_plan(asm, plan, inputs, self.record)
 
 

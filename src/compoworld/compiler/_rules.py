@@ -285,10 +285,11 @@ def natural_keys(required: list[str], family: str) -> list[str] | None:
     """The key parameters of a get / update / delete / transition without an id parameter, or
     None when its required inputs do not name one record (a get or delete whose required
     inputs are not all keys is a computation or a bulk call, not a lookup)."""
-    keys = [name for name in required if key_like(name)]
+    named = [name for name in required if not identifier(name).startswith("new_")]
+    keys = [name for name in named if key_like(name)]  # newName is the value a rename writes
     if not keys:
         return None
-    keys = [name for name in required if key_like(name) or identifier(name) in SCOPES]
+    keys = [name for name in named if key_like(name) or identifier(name) in SCOPES]
     if family in ("get", "delete") and len(keys) != len(required):
         return None
     return keys

@@ -10,13 +10,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from compoworld.compiler._accepted import first_page, no_effect, paging_role
 from compoworld.compiler._assemble import MAX_FIELDS, Assembler
 from compoworld.compiler._rules import identifier, key_like
 from compoworld.compiler._semantic import singular
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
 _LIMIT = {"limit", "per_page", "page_size", "pagesize", "max_results", "maxresults", "top",
-          "size", "max", "max_items", "num_results", "results_per_page"}
+          "size", "max", "max_items", "num_results", "results_per_page", "k", "top_k", "topk"}
 _OFFSET = {"offset", "skip", "start", "start_index", "startindex"}
 _SORT = {"sort", "sort_by", "order_by", "orderby", "sortby", "sort_field"}
 _ORDER = {"order", "direction", "sort_order", "sort_dir", "sort_direction"}
@@ -50,6 +51,33 @@ _PRESENTATION = {"raw", "pretty", "debug", "verbose", "pass_through", "minify", 
 """Options of how an answer is rendered or relayed (apideck's ``raw`` "include the raw
 response, for debugging"), never of what it holds: transport, on an OpenAPI query string."""
 _PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
+_DRY_RUNS = {"dry_run", "dryrun", "validate_only", "validateonly", "preview", "preview_only",
+             "simulate", "what_if", "whatif", "check_only", "test_only"}
+"""Flags that make a write change nothing (gitlab's ``dry_run`` "preview changes", Google's
+``validateOnly``): the engine cannot honour them, so a write declaring one is simulated."""
+_READ_OPS = ("list", "search", "get", "count", "summary", "compute")
+_WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
+            "arguments", "request", "changes", "updates"}
+"""Names of one object input holding the values of a call, not a field of its record
+(``fields`` / ``attributes`` / ``properties`` are often the record's own nested object:
+an Airtable record is ``{id, fields: {...}}``)."""
+_WIDENS = {"all", "everything", "recursive", "deep", "any"}
+"""Booleans of a read that widen which records answer (gitlab's ``all``: "Return all
+statuses, not only the latest ones"), never a field of the records."""
+
+
+def _says_direction(schema: dict[str, Any]) -> bool:
+    enum = {str(v).lower() for v in schema.get("enum") or []}
+    if enum:
+        return enum <= {"asc", "desc", "ascending", "descending"}
+    return bool(re.search(r"\basc(ending)?\b.*\bdesc(ending)?\b",
+                          str(schema.get("description") or ""), re.I))
+_UPSERT = re.compile(r"\b(?:creates?|adds?|inserts?)\b[^.;]{0,80}?\bor (?:updates?|replaces?|"
+                     r"overwrites?)\b|\b(?:create|add|insert)-or-(?:update|replace)\b|\bupserts?\b",
+                     re.I)
+"""A description saying the call creates a record or updates the existing one (AWS
+``PutRemediationExceptions``: "adds a new exception or updates an existing"): an upsert, which
+neither create (a duplicate) nor update (a 404) reproduces."""
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
 _RESERVED_FIELDS = 8
@@ -85,7 +113,10 @@ class ToolPlan:
     name: str = ""
     description: str = ""
     keys: list[str] = field(default_factory=list)
-    """Inputs naming the record by a natural key (a path, a name) instead of an id."""
+    """Inputs naming the record by a natural key (a path, a name) instead of an id; beside an
+    id, the inputs scoping it (its parents' ids), which the record must match."""
+    text: str = ""
+    """The source's whole description, when ``description`` is only its first sentence."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -126,6 +157,25 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             names.add(p.name)
             params.append(p)
 
+    taken = {t.name for t in asm.tools}  # OpenAPI names repeat (list_results of each parent)
+    tool_name, n = plan.name, 2
+    while tool_name in taken:
+        tool_name, n = f"{plan.name}_{n}", n + 1
+    if op in ("create", "update") and _UPSERT.search(plan.text or plan.description or ""):
+        asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
+                   reason=f"described as creating or updating (an upsert): the mapped {op} "
+                          "would refuse or duplicate half of its calls")
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
+    given = {identifier(n) for n, _, _ in inputs}
+    if op in ("update", "create") and any(
+            f"old_{w}" in given and f"new_{w}" in given for w in ("string", "text", "str", "value",
+                                                               "content")):
+        asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
+                   reason="replaces text inside a value (old_* / new_*): no field is written "
+                          "whole")
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
     reads = op in ("list", "search", "count", "summary")
     writes = op in ("create", "send", "update", "transition", "compute")
     one = op in ("get", "update", "delete", "transition")
@@ -139,10 +189,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         pname, text = identifier(name, "p"), str(schema.get("description") or "")[:300]
         if name == plan.id_param:
             continue
-        if keyed and (name in parents or name in plan.keys):
+        if one and (name in parents or name in plan.keys):
+            # the key, or beside an id its scope: GET /projects/{project_id}/notes/{note_id}
             key = parents.get(name) or asm.add_field(entity, name, schema, description=text)
             if key and key != "id":
-                add(ParamSpec(name=pname, role="filter", field=key, required=True,
+                need = keyed or name in parents or bool(required)
+                add(ParamSpec(name=pname, role="filter", field=key, required=need,
                               description=text or f"The {key} of the {entity} (identifies it)."))
             continue
         if name in parents:
@@ -150,7 +202,29 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                 add(ParamSpec(name=pname, role="filter" if reads else "field",
                               field=parents[name], required=True, description=text))
             continue
+        if op not in _READ_OPS and identifier(name) in _DRY_RUNS:
+            drop(name, required, "decides whether the call writes at all (a dry run)")
+            continue
+        items = schema.get("items") if schema.get("type") == "array" else None
+        records_list = isinstance(items, dict) and (
+            items.get("type") == "object" or bool(items.get("properties")))
+        if reads and records_list:
+            drop(name, required, "is a list of records (a batch), no value to match")
+            continue
+        if writes and records_list and _names_records_of(name, entity):
+            # AddFlowMediaStreams(mediaStreams=[...]): many media streams in one call
+            drop(name, required, f"is a list of {entity} records (a bulk write)")
+            continue
         category = param_category(name, plan.query_names)
+        paging = paging_role(name, schema) if op in ("list", "search") else None
+        if paging is not None and range_bound(name, schema) is None:
+            add(ParamSpec(name=pname, role=paging, description=text,
+                          default=first_page(schema) if paging == "page" else None))
+            continue
+        if no_effect(name, schema, op):
+            add(ParamSpec(name=pname, role="option", type=_option_type(schema), description=text,
+                          required=bool(required) or None))
+            continue
         if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
                 not required and (identifier(name) in _PRESENTATION or (
                     _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
@@ -161,6 +235,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if category == "control" or (category == "query" and op != "search"):
             category = "value"  # an MCP tool's `key`, `format` or `page`, a message's `text`
+        if category == "sort_by" and _says_direction(schema):
+            category = "order"  # gitlab's `sort`: "asc" or "desc", the order, not the field
+        if category == "order" and not set(schema.get("enum") or ["asc", "desc"]) <= {
+                "asc", "desc"}:
+            drop(name, required, "orders by values the engine does not take (asc / desc)")
+            continue
+        if category == "query" and schema.get("type", "string") != "string":
+            drop(name, required, "is a query that is no text (an object or a list)")
+            continue
         if category != "value" and op not in ("list", "search"):
             drop(name, required, f"({category}) has no role in op {op!r}")
             continue
@@ -170,6 +253,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if not (reads or writes):
             drop(name, required, f"not modelled for op {op!r}")
+            continue
+        if schema.get("type") == "object" and not schema.get("properties") and (
+                pname in _WRAPPED or reads):
+            # circleci's params: {}, firecrawl's update(id, body): the values wrapped in one
+            # object, or an object to match whole: no field of the record
+            drop(name, required, "is an object wrapping values, not a field of the record")
+            continue
+        if reads and schema.get("type") == "boolean" and pname in _WIDENS:
+            drop(name, required, "widens which records answer (not a field to match)")
             continue
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
@@ -203,6 +295,17 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                                  "rest is kept for parents)")
             continue
         member = reads and _members(name, schema, draft.fields)
+        if reads and not member and schema.get("type") == "array":
+            # github's labels=[...] (issues holding all of them): no record's list equals it
+            drop(name, required, "is a list of values, which no equality on one field matches")
+            continue
+        if op == "update" and schema.get("type") == "array" and re.fullmatch(
+                r"(?:add|remove)_\w+|\w+_to_(?:add|remove)", pname):
+            drop(name, required, "adds to or removes from a list (not a value written whole)")
+            continue
+        if op == "update" and pname.startswith("new_") and pname[4:] in (
+                *draft.fields, *plan.keys, "name"):
+            name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
         fname = asm.add_field(entity, member or name,
                               schema["items"] if member else schema, description=text)
         if fname is None or (fname == "id" and not member):
@@ -218,12 +321,18 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         reason = (f"declared parameter{'s' if len(dropped) > 1 else ''} "
                   f"{', '.join(repr(d) for d in dropped)} ha{'ve' if len(dropped) > 1 else 's'} "
                   f"no role in the mapped {op}")
-        asm.opaque(plan.name, plan.description or _describe(plan), inputs, record,
+        asm.opaque(tool_name, plan.description or _describe(plan), inputs, record,
                    reason=reason, source=plan.source, writes=op not in ("list", "search", "get"))
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
     if op == "search" and not any(p.role == "query" for p in params):
         op, rule = "list", f"{plan.rule} (no text query: filtered list)"
+        # search_damsires(name): a search matches part of a name, never the whole only
+        params = [p.model_copy(update={"op": "contains"}) if p.role == "filter" and p.op == "eq"
+                  and asm.entity(entity).fields[p.field or p.name].type == "string"
+                  and not asm.entity(entity).fields[p.field or p.name].enum
+                  and not p.name.endswith(("id", "_key", "_code", "_arn", "_sid", "_uuid"))
+                  else p for p in params]
     else:
         rule = plan.rule
     action = None
@@ -237,12 +346,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         action = ActionSpec(effect=op)
     if op == "compute":
         asm.entity(entity).seed_count = 10
-    taken = {t.name for t in asm.tools}
-    name, n = plan.name, 2
-    while name in taken:
-        name, n = f"{plan.name}_{n}", n + 1
     asm.add_tool(ToolSpec(
-        name=name, description=plan.description or _describe(plan), entity=entity,
+        name=tool_name, description=plan.description or _describe(plan), entity=entity,
         op="action" if op in _EFFECTS else op, params=params,
         action=action, rule=rule, source=plan.source))
 
@@ -298,9 +403,25 @@ def range_bound(name: str, schema: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+def _names_records_of(name: str, entity: str) -> bool:
+    """Whether a list input is named for the records the tool writes (``mediaStreams`` of a
+    ``media_stream``, ``transactions`` of a ``bank_transaction``), not records related to them
+    (``RelatedOpsItems``, ``lineItemInvoices``: a qualifier word the entity lacks)."""
+    words = identifier(name).split("_")
+    words[-1] = singular(words[-1])
+    own = entity.split("_")
+    return words[-1] == own[-1] and set(words) <= set(own)
+
+
+def _option_type(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    return kind if kind in ("string", "integer", "number", "boolean", "array", "object") else "string"
+
+
 def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str | None:
     """The field a plural list filter names its members of (``paths`` → ``path``, ``ids`` →
-    ``id``, ``statuses`` → ``status``): records whose field is one of the values."""
+    ``id``, ``statuses`` → ``status``), or a singular one names when the record holds it as one
+    value (``region``): records whose field is one of the values."""
     items = schema.get("items")
     if schema.get("type") != "array" or not isinstance(items, dict) or items.get(
             "type", "string") not in ("string", "integer", "number"):
@@ -308,8 +429,9 @@ def _members(name: str, schema: dict[str, Any], fields: dict[str, Any]) -> str |
     snake = identifier(name, "f")
     one = singular(snake.split("_")[-1])
     member = "_".join([*snake.split("_")[:-1], one])
-    if member == snake:
-        return None
+    if member == snake:  # theracingapi's region=[gb, ire]: a scalar field's values
+        known = fields.get(snake)
+        return snake if known is not None and known.type != "array" else None
     return member if member == "id" or member in fields or key_like(member) else None
 
 

@@ -17,6 +17,7 @@ from compoworld.compiler._verify_ops import (
     pick_record,
     records,
 )
+from compoworld.service._crud import DEFAULT_LIMIT, first_page
 from compoworld.service._spec import ToolSpec
 from compoworld.types import get_type, semantic_types
 
@@ -93,7 +94,32 @@ def check_list(ctx: Context, tool: ToolSpec) -> None:
         included = p.op in ("eq", "in", "contains", "gte", "lte")
         if included and page["total"] <= len(ids) and added["id"] not in ids:
             raise CheckFailed(f"filter {p.name!r}={wanted!r} left out a matching record")
+    _check_paging(ctx, tool, required)
     ctx.done.append("list")
+
+
+def _check_paging(ctx: Context, tool: ToolSpec, args: dict[str, Any]) -> None:
+    """A ``page`` number and a ``cursor`` start where the pages before them end: the second
+    page of one record a page is the second record of the whole listing; a token the service
+    never answered is refused (400)."""
+    paging = [p for p in tool.params if p.role in ("page", "cursor")]
+    if not paging:
+        return
+    first = checked_read(ctx, tool, args, "list for paging")
+    whole, total = [i["id"] for i in first["items"]], first["total"]
+    size = {p.name: 1 for p in tool.params if p.role == "limit"}
+    step = 1 if size else DEFAULT_LIMIT  # without a page size, pages of the default size
+    for p in paging:
+        value: Any = (first_page(p) + 1) if p.role == "page" else str(step)
+        page = checked_read(ctx, tool, {**args, **size, p.name: value}, f"paging by {p.name!r}")
+        ids = [i["id"] for i in page["items"]]
+        expected = whole[step:step + 1] if size else None
+        if (expected is not None and ids != expected) or set(ids) & set(whole[:step]) or (
+                bool(ids) != (total > step)):
+            raise CheckFailed(f"{p.name}={value!r} answered {ids[:3]}, not the records after the "
+                              f"first {step}")
+        if p.role == "cursor":
+            ctx.error(tool, {**args, p.name: "zz_unknown"}, 400, f"a {p.name!r} never answered")
 
 
 def check_search(ctx: Context, tool: ToolSpec) -> None:

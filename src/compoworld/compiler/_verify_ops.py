@@ -65,7 +65,7 @@ def pick_record(ctx: Context, entity: str, tool: ToolSpec | None = None) -> dict
     """A random seeded record (one whose ``tool`` key fields are all set, when given)."""
     rows = records(ctx, entity)
     keys = [p.field or p.name for p in (tool.params if tool else []) if p.role == "filter"]
-    if tool is not None and not any(p.role == "id" for p in tool.params) and keys:
+    if tool is not None and keys:  # keys, or the scope beside an id
         rows = [r for r in rows if all(r.get(k) is not None for k in keys)]
     if not rows:
         raise CheckFailed(f"no {entity} record in the seeded state to act on")

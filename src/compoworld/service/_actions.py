@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from compoworld.service._engine import _ToolBuilder
 
 ACTION_ROLES: dict[str, set[str]] = {
-    "transition": {"id", "field", "filter"},
-    "send": {"field"},
-    "count": {"filter"},
-    "summary": {"filter"},
-    "compute": {"field"},
+    "transition": {"id", "field", "filter", "option"},
+    "send": {"field", "option"},
+    "count": {"filter", "option"},
+    "summary": {"filter", "option"},
+    "compute": {"field", "option"},
 }
 """The parameter roles each effect accepts."""
 
@@ -56,15 +56,13 @@ class Summary(Result):
 
 def check_target(b: _ToolBuilder, roles: Sequence[str]) -> None:
     """A tool acting on one record names it by one ``id`` parameter, or by key filters (``eq``
-    filters: a natural key, a parent's id for a singleton) — never both — or, for a
-    ``singleton`` entity, by nothing at all."""
+    filters: a natural key, a parent's id for a singleton), or, for a ``singleton`` entity, by
+    nothing at all. Key filters beside an ``id`` are its scope (``GET
+    /projects/{project_id}/notes/{note_id}``): the record must match them, else 404."""
     ids, keys = roles.count("id"), "filter" in roles
     if ids > 1 or (ids == 0 and not keys and not b.entity.singleton):
         raise b.fail(f"op {b.spec.op!r} needs exactly one parameter with role 'id' (or key "
                      "filters, or a singleton entity)")
-    if ids == 1 and keys:
-        raise b.fail(f"op {b.spec.op!r} names its record by one parameter with role 'id' or "
-                     "by key filters, not both")
     for p in b.spec.params:
         if p.role == "filter" and p.op != "eq":
             raise b.fail(f"key parameter {p.name!r} must use op 'eq', not {p.op!r}")

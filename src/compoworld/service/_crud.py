@@ -9,20 +9,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from compoworld.errors import BadArguments
 from compoworld.service._db import Db
+from compoworld.service._spec import ParamSpec
 
 if TYPE_CHECKING:
     from compoworld.service._engine import _ToolBuilder
+
+def first_page(p: ParamSpec) -> int:
+    """The number of the first page of a ``page`` parameter: its ``default`` when 0 or 1, else 1."""
+    return p.default if p.default in (0, 1) and not isinstance(p.default, bool) else 1
+
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 
 
 def _page(b: _ToolBuilder, db: Db, args: dict[str, Any], filters: dict[str, Any]) -> dict[str, Any]:
+    limit = b.arg(args, "limit", DEFAULT_LIMIT)
     return db.page(b.entity.name, filters, order_by=b.arg(args, "sort_by", None),
                    descending=b.arg(args, "order", "asc") == "desc",
-                   limit=b.arg(args, "limit", DEFAULT_LIMIT), offset=b.arg(args, "offset", 0),
-                   max_limit=MAX_LIMIT)
+                   limit=limit, offset=_offset(b, args, limit), max_limit=MAX_LIMIT)
+
+
+def _offset(b: _ToolBuilder, args: dict[str, Any], limit: int) -> int:
+    """Where the page starts: a ``cursor`` (a previous page's ``next_offset``), a ``page``
+    number, or the ``offset``; the first of them the call gives."""
+    for p in b.spec.params:
+        if p.role == "cursor" and args.get(p.name) not in (None, ""):
+            token = str(args[p.name])
+            if not token.isdigit():
+                raise BadArguments(f"{p.name} {token!r} is no cursor this service answered (pass "
+                                   "a previous page's next_offset, or omit it for the first page)")
+            return int(token)
+        if p.role == "page" and args.get(p.name) is not None:
+            return (int(args[p.name]) - first_page(p)) * limit
+    return int(b.arg(args, "offset", 0))
 
 
 def _op_list(b: _ToolBuilder) -> Callable[..., Any]:

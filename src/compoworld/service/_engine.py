@@ -18,7 +18,7 @@ from compoworld.service._actions import (
     check_target,
     op_action,
 )
-from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS
+from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS, first_page
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, Page, check_identifier
 from compoworld.service._seed import seed_entities
@@ -133,6 +133,13 @@ class _ToolBuilder:
             annotation = _Annotated[(int, *_bounds(p.role))]
             if default is None:
                 default = DEFAULT_LIMIT if p.role == "limit" else 0
+        elif p.role == "page":
+            default = first_page(p)
+            annotation = _Annotated[int, Ge(default)]
+        elif p.role == "cursor":
+            annotation, default = _Optional[str], None
+        elif p.role == "option":
+            annotation = _Optional[type_annotation(p.type or "string")]
         elif p.role == "sort_by":
             sortable = [f.name for f in self.entity.fields if f.type not in ("array", "object")]
             annotation = _Literal[tuple(["id", *sortable])]
@@ -215,11 +222,17 @@ class _ToolBuilder:
         return record_id, values, filters
 
     def locate(self, db: Db, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """(record id, field values) of a call acting on one record: the ``id`` argument, or
+        """(record id, field values) of a call acting on one record: the ``id`` argument (whose
+        record must also match the ``filter`` arguments, its scope, when there are any), or
         else the first record whose key fields equal the ``filter`` arguments (a natural key
         such as a path, or a singleton per parent); 404 when none matches."""
         record_id, values, filters = self.split(db, args)
-        if record_id is not None:
+        if record_id is not None and not filters:
+            return record_id, values
+        if record_id is not None:  # a record under its scope (its parents' ids)
+            if not db.select(self.entity.name, {**filters, "id": record_id}, limit=1):
+                scope = ", ".join(f"{k}={v!r}" for k, v in filters.items())
+                raise RecordNotFound(f"{self.entity.name} {record_id!r} not found with {scope}")
             return record_id, values
         rows = db.select(self.entity.name, filters, limit=1)
         if not rows:
@@ -250,6 +263,9 @@ def _describe(p: ParamSpec, entity: str) -> str:
         "query": "Text to search for.",
         "limit": f"Maximum number of results (1-{MAX_LIMIT}).",
         "offset": "Number of results to skip (for paging).",
+        "page": f"Page number (the first page is {first_page(p)}).",
+        "cursor": "Where the page starts: the previous page's next_offset (omit for the first).",
+        "option": "Accepted; it does not change what the call does.",
         "sort_by": "Field to sort by.",
         "order": "Sort order.",
     }[p.role]
@@ -265,12 +281,13 @@ class Deleted(BaseModel):
 
 
 _ALLOWED_ROLES: dict[str, set[str]] = {
-    "list": {"filter", "limit", "offset", "sort_by", "order"},
-    "search": {"filter", "query", "limit", "offset", "sort_by", "order"},
-    "get": {"id", "filter"},
-    "create": {"field"},
-    "update": {"id", "field", "filter"},
-    "delete": {"id", "filter"},
+    "list": {"filter", "limit", "offset", "page", "cursor", "sort_by", "order", "option"},
+    "search": {"filter", "query", "limit", "offset", "page", "cursor", "sort_by", "order",
+               "option"},
+    "get": {"id", "filter", "option"},
+    "create": {"field", "option"},
+    "update": {"id", "field", "filter", "option"},
+    "delete": {"id", "filter", "option"},
 }
 
 

@@ -19,7 +19,8 @@ from compoworld.errors import UserError
 
 Op = Literal["list", "get", "search", "create", "update", "delete", "action"]
 Effect = Literal["transition", "send", "count", "summary", "compute"]
-ParamRole = Literal["id", "field", "filter", "query", "limit", "offset", "sort_by", "order"]
+ParamRole = Literal["id", "field", "filter", "query", "limit", "offset", "page", "cursor", "sort_by",
+                    "order", "option"]
 FilterOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"]
 PRIMITIVE_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 
@@ -67,8 +68,17 @@ class ParamSpec(_Model):
     ``op``; a get/update/delete/transition without an ``id`` parameter acts on the first record
     whose fields equal its ``filter`` parameters — a natural key such as a path, or the parent
     of a singleton sub-record — and with none, on the service's one record), ``query`` (search
-    text), ``limit`` / ``offset`` (pagination), ``sort_by`` / ``order`` (sorting). ``type``
-    defaults to the field's type.
+    text), ``limit`` / ``offset`` (pagination), ``page`` (a page number: ``default`` is the first
+    page's number, 1 unless stated 0; the page starts at ``(page - default) * limit``),
+    ``cursor`` (a page token: the ``next_offset`` a previous page answered; anything else is
+    refused with 400), ``sort_by`` / ``order`` (sorting), ``option`` (accepted and checked
+    against ``type``, with no effect on what the call does: an answer's projection or format,
+    an idempotency token — what the real API would also do to state). ``type`` defaults to the
+    field's type (``option``: ``string``).
+
+    Example:
+        >>> ParamSpec(name="page", role="page", default=1).role
+        'page'
     """
 
     name: str
