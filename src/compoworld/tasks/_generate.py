@@ -161,12 +161,14 @@ def _reference(ctx: Context, walked: Walk, plan: list[Step]) -> list[list[Change
     return changes
 
 
-WORLD_BATCH = 8
+WORLD_BATCH = 32
 """Attempts that share one world: attempts ``k * WORLD_BATCH`` to ``(k + 1) * WORLD_BATCH - 1``
-of a run walk the world of :func:`world_seed`. Small, so that no person or company of a world
-is in more than a handful of a run's tasks (a world's walks keep meeting the same few records:
-the latest message, the largest deal); not 1, since a new world pays for seeding each service
-its walks reach."""
+of a run walk the world of :func:`world_seed`. A small batch (~18 kept tasks at the default
+setting's yield), so that no person or company of a world is in more than a handful of a run's
+tasks (a world's walks keep meeting the same few records: the latest message, the largest
+deal); not one attempt, since a new world costs ~0.85 CPU-s (its pool, seeding the ~20
+services its walks reach, mounting them): at 8 attempts a world that was ~60% of generation's
+CPU time (6.0 tasks per CPU-s), at 32 ~30% (13.7); see docs/design-tasks.md."""
 
 
 def world_seed(seed: int, attempt: int) -> int:
