@@ -164,7 +164,7 @@ def test_resume_takes_old_task_files_whose_seed_is_the_runs(tmp_path):
     assert runner.invoke(app, ["generate", "--tasks", "1", "--seed", "3", "--out", str(out)]
                          ).exit_code == 0
     other = runner.invoke(app, ["generate", "--tasks", "2", "--seed", "4", "--out", str(out)])
-    assert other.exit_code != 0 and "another seed" in other.output
+    assert other.exit_code != 0 and "another seed" in str(other.exception)
 
 
 def test_the_scratch_environment_mounts_only_what_the_gates_replay():

@@ -301,8 +301,8 @@ def context(seed: int, services: tuple[str, ...] | None = None) -> Context:
 
     Example:
         >>> ctx = context(3)
-        >>> ctx.seed, sorted(ctx.initial.services)
-        (3, [])
+        >>> ctx.seed, ctx.initial.pool.seed  # the world's people come from its seed
+        (3, 3)
         >>> ctx.graph is context(4).graph  # the catalog's indexes are built once
         True
     """
