@@ -69,3 +69,34 @@ def test_full_catalog_benchmark_json(tmp_path):
     assert report["rollouts"]["oracle_full_completion"] == 3
     assert report["cold_startup"]["tools"] == report["warm_startup"]["tools"] > 0
     assert list((tmp_path / "cache" / "images").glob("*.sqlite"))
+
+
+def test_scenarios_benchmark_counts_people_by_identity_across_worlds():
+    import importlib.util
+
+    from compoworld.tasks import Labels, Task
+    from compoworld.types import Pool
+
+    spec = importlib.util.spec_from_file_location("scenarios_bench", BENCH.parent / "scenarios.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def task(seed: int, text: str) -> Task:
+        return Task(id=f"t{seed}", seed=seed, involved=["contacts"], distractors=[],
+                    interface="direct", today="2026-03-02", system_prompt="", instruction=text,
+                    plan=[], rubric=[], labels=Labels(domain="people", capabilities=[],
+                                                      services=["contacts"]),
+                    verification={}, provenance={})
+
+    a, b = Pool(101), Pool(202)
+    tasks = [task(101, f"Write to {a.people[0].name}."),
+             task(101, f"Mail {a.people[0].email} and {a.people[1].name}."),
+             task(202, f"Call {b.people[0].name} at {b.people[0].company.name}."),
+             task(202, f"Also {a.people[0].name}, who is not in this world."),
+             task(202, f"Ask {b.user.name}, the user, who asks every task.")]
+    figures = bench._mentions(tasks)
+    assert figures["worlds"] == 2
+    assert figures["max_person_share"] == round(2 / 5, 3)  # a's first person, by name and email
+    assert figures["max_person_name_share"] >= figures["max_person_share"]
+    assert figures["max_company_share"] >= round(1 / 5, 3)

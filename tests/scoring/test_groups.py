@@ -9,17 +9,27 @@ import pytest
 
 from compoworld.errors import UserError
 from compoworld.rewards import cfr
-from compoworld.rollout import run_episode
+from compoworld.rollout import OracleAgent, run_episode
 from compoworld.scoring import ClaimProbe, group_rewards, pass_batch, score_trajectory
+from compoworld.tasks import Task, generate_tasks
+
+
+def _two_writes(task: Task) -> bool:
+    return len({c.id.split("-", 1)[0] for c in task.rubric if c.kind == "state"}) >= 2
 
 
 @pytest.fixture(scope="module")
 def groups(tasks, oracle_runs):
     """Two tasks × three rollouts: the oracle, one that stops before its last write, and a
-    claimer (shuffled order); the tasks have two writes or more."""
+    claimer (shuffled order); the tasks have two writes or more (the session's, else the next
+    ones seed 0 generates)."""
     out = []
-    pairs = [(t, o) for t, o in zip(tasks, oracle_runs, strict=True)
-             if len({c.id.split("-", 1)[0] for c in t.rubric if c.kind == "state"}) >= 2]
+    pairs = [(t, o) for t, o in zip(tasks, oracle_runs, strict=True) if _two_writes(t)]
+    for task in generate_tasks(40, seed=0, start_attempt=1000):
+        if len(pairs) >= 2:
+            break
+        if _two_writes(task):
+            pairs.append((task, asyncio.run(run_episode(task, OracleAgent(), timings=False))))
     assert len(pairs) >= 2, "the fixture tasks need two with two writes"
     for task, oracle in pairs[:2]:
         partial = oracle.model_copy(update={"rollout_idx": 1, "calls": oracle.calls[:-1]})

@@ -129,3 +129,54 @@ def test_cli_generate_over_domains(tmp_path):
     bad = CliRunner().invoke(app, ["generate", "--tasks", "1", "--domains", "nope",
                                    "--out", str(tmp_path / "x.jsonl")])
     assert bad.exit_code != 0 and "no service has domain 'nope'" in str(bad.exception)
+
+
+def test_worlds_vary_across_a_run_and_each_task_rebuilds_its_own():
+    from compoworld.tasks import WORLD_BATCH, build_world, verify_task, world_seed
+    from compoworld.types import Pool
+
+    first = list(generate_tasks(2, seed=0))  # attempts of the first batch: one world
+    second = list(generate_tasks(2, seed=0, start_attempt=WORLD_BATCH))  # the next batch's
+    tasks = first + second
+    assert all(t.provenance["run_seed"] == 0 for t in tasks)
+    assert [t.seed for t in tasks] == [world_seed(0, t.provenance["attempt"]) for t in tasks]
+    assert all(t.provenance["attempt"] < WORLD_BATCH for t in first)
+    assert first[0].seed == first[1].seed not in {t.seed for t in second}
+    worlds = {first[0].seed, second[0].seed}
+    # Two worlds, two populations: nobody is in both.
+    emails = [{p.email for p in Pool(w).people} for w in worlds]
+    assert not emails[0] & emails[1]
+    for task in tasks:  # each task's world is rebuilt from the task alone, gates and all
+        assert build_world(task).env.pool.user == Pool(task.seed).user
+        assert all(verify_task(task).values()), task.id
+
+
+def test_resume_takes_old_task_files_whose_seed_is_the_runs(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "tasks.jsonl"
+    assert runner.invoke(app, ["generate", "--tasks", "1", "--seed", "3", "--out", str(out)]
+                         ).exit_code == 0
+    record = json.loads(out.read_text())
+    assert record["provenance"]["run_seed"] == 3 and record["seed"] != 3
+    del record["provenance"]["run_seed"]  # as written before worlds varied: seed was the run's
+    record["seed"] = 3
+    out.write_text(json.dumps(record) + "\n")
+    assert runner.invoke(app, ["generate", "--tasks", "1", "--seed", "3", "--out", str(out)]
+                         ).exit_code == 0
+    other = runner.invoke(app, ["generate", "--tasks", "2", "--seed", "4", "--out", str(out)])
+    assert other.exit_code != 0 and "another seed" in str(other.exception)
+
+
+def test_the_scratch_environment_mounts_only_what_the_gates_replay():
+    from compoworld.tasks._context import context
+
+    ctx = context(12345)
+    ctx.mount("contacts")
+    ctx.mount("crm")
+    assert sorted(ctx.initial.services) == sorted(ctx.work.services) == ["contacts", "crm"]
+    assert not ctx.scratch.services
+    scratch = ctx.fresh_scratch(["crm", "mail"])
+    assert sorted(scratch.services) == ["crm", "mail"]
+    assert "mail" in ctx.initial.services  # mounted for the gates: in every environment
+    initial = ctx.initial.rows()
+    assert scratch.rows() == {table: initial[table] for table in scratch.rows()}

@@ -104,9 +104,9 @@ def test_a_duplicate_is_caught_before_the_gates_and_counted_the_same_with_worker
 
 
 def test_task_worlds_are_the_distractors_compose_would_draw():
-    for task in generate_tasks(3, seed=6):
-        assert task.distractors == choose_distractors(task.involved, 2, seed=6)
-        world = compose(task.involved, distractors=2, seed=6)
+    for task in generate_tasks(3, seed=6):  # drawn with the seed of the task's own world
+        assert task.distractors == choose_distractors(task.involved, 2, seed=task.seed)
+        world = compose(task.involved, distractors=2, seed=task.seed)
         assert list(world.distractors) == task.distractors
 
 

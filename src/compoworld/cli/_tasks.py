@@ -90,7 +90,7 @@ def _resume(out: Path, seed: int) -> list[Task]:
     data = out.read_bytes()
     end = torn_tail(out, data, b'{"id":', "tasks")
     done = read_tasks(out)
-    if any(t.seed != seed for t in done):
+    if any(t.provenance.get("run_seed", t.seed) != seed for t in done):
         raise UserError(f"{out} holds tasks of another seed; choose another --out")
     if end < len(data):
         os.truncate(out, end)

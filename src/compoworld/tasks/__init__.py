@@ -7,10 +7,12 @@ from compoworld.tasks._context import select_services
 from compoworld.tasks._diff import net_changes, rows_by_id, run_diff
 from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
+    WORLD_BATCH,
     GenerationSettings,
     GenerationStats,
     generate_task,
     generate_tasks,
+    world_seed,
 )
 from compoworld.tasks._model import (
     ArgSource,
@@ -26,6 +28,7 @@ from compoworld.tasks._verify import verify_task
 from compoworld.tasks._world import build_world
 
 __all__ = [
+    "WORLD_BATCH",
     "ArgSource",
     "Call",
     "Condition",
@@ -51,4 +54,5 @@ __all__ = [
     "select_services",
     "states",
     "verify_task",
+    "world_seed",
 ]

@@ -32,6 +32,21 @@ _NUMERIC = frozenset({"Money", "Percent", "Quantity", "DurationMinutes", "Latitu
 
 
 def _normalize(semantic: str | None, value: Any) -> Any:
+    """``value`` as its type compares it (an email lower-cased, a phone's digits, a date...).
+    Scoring normalizes the same few values again and again (every mutation the gates play is
+    scored against the same rubric): a hashable value's normal form is remembered."""
+    try:
+        return _normal_form(semantic, value)
+    except TypeError:  # a list or a dict: not hashable, normalized each time
+        return _normalize_now(semantic, value)
+
+
+@lru_cache(maxsize=65536, typed=True)  # typed: 1, 1.0 and True stay apart
+def _normal_form(semantic: str | None, value: Any) -> Any:
+    return _normalize_now(semantic, value)
+
+
+def _normalize_now(semantic: str | None, value: Any) -> Any:
     if semantic and semantic != "Ref":
         try:
             return get_type(semantic).normalize(value)

@@ -1,21 +1,22 @@
-"""What one process keeps to generate tasks fast: the catalog's graph with the walk's indexes,
-and three environments that are *reset* (a savepoint rollback, costing what changed) between
-attempts instead of being rebuilt.
+"""What one process keeps to generate tasks fast: the catalog's graph with the walk's indexes
+(:class:`Catalog`, once per process and service set), and per world (one per batch of
+attempts, see ``tasks._generate.world_seed``) three environments that are *reset* (a savepoint
+rollback, costing what changed) between attempts instead of being rebuilt.
 
 The environments start empty and grow: a service is mounted (from its seeded image, cached on
-disk) the first time a walk reaches it, so start-up reads the graph's index and builds nothing,
-and a run pays only for the services its walks reach. Why one growing environment and not each
-task's own world: a service seeds the same whatever else is mounted, and a tool only reads and
-writes its own service's tables, so a plan's calls, answers and changes are the same here as on
-its task's world. Building each task's world costs more than the rest of an attempt;
-``tasks verify`` re-runs every gate on the task's own rebuilt world.
+disk) the first time a walk reaches it, so a world costs only the services its walks reach.
+Why one growing environment and not each task's own world: a service seeds the same whatever
+else is mounted, and a tool only reads and writes its own service's tables, so a plan's calls,
+answers and changes are the same here as on its task's world. Building each task's world costs
+more than the rest of an attempt; ``tasks verify`` re-runs every gate on the task's own rebuilt
+world.
 """
 
 from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -64,7 +65,8 @@ class Context:
         graph: The catalog's dependency graph.
         initial: The seeded catalog, never called (the initial state scoring compares with).
         work: Where walks and reference runs happen; reset at each attempt.
-        scratch: Where gates replay the plan (ablations, the second run); reset before each.
+        scratch: Where gates replay the plan (ablations, the second run); reset before each,
+            with the task's services mounted.
         starts: Read tools a walk can start from: the user can state every required argument
             (a value of a knowable type, or one of fixed choices) and a carrying link leaves
             the service within two steps.
@@ -111,13 +113,14 @@ class Context:
         return [name for *_, name in sorted(order, key=lambda o: o[:2])][:count]
 
     def mount(self, service: str) -> None:
-        """Mount ``service`` in the three environments (its seeded image; the first time a walk
-        reaches it), keeping what the work environment's episode did so far."""
+        """Mount ``service`` in the initial and work environments (its seeded image; the first
+        time a walk reaches it), keeping what the work environment's episode did so far. The
+        scratch environment mounts only what the gates replay (:meth:`fresh_scratch`)."""
         if service in self.work.services:
             return
         built = load_service(service)
         image = service_image(service, self.seed, self.initial.today)
-        for env in (self.initial, self.work, self.scratch):
+        for env in (self.initial, self.work):
             env.mount(built, image)
 
     def next_tools(self, used: set[str]) -> set[str]:
@@ -167,9 +170,16 @@ class Context:
             simulator.cache = SimulationCache()
         return self.work
 
-    def fresh_scratch(self) -> Environment:
-        """The scratch environment reset, with an empty simulation cache: a replay recomputes
-        every simulated answer, so it checks the world model's determinism too."""
+    def fresh_scratch(self, services: Iterable[str] = ()) -> Environment:
+        """The scratch environment reset, with ``services`` mounted (a task's: the gates replay
+        its plan, and a tool touches its own service only) and an empty simulation cache: a
+        replay recomputes every simulated answer, so it checks the world model's determinism
+        too."""
+        for service in services:
+            if service not in self.scratch.services:
+                self.mount(service)
+                self.scratch.mount(load_service(service),
+                                   service_image(service, self.seed, self.initial.today))
         self.scratch.reset()
         simulator = self.scratch.simulator
         if isinstance(simulator, OfflineSimulator):
@@ -240,38 +250,69 @@ def select_services(services: Sequence[str] | None = None,
     return tuple(sorted(chosen))
 
 
+@dataclass(frozen=True)
+class Catalog:
+    """What generation reads of the catalog, the same for every world: the dependency graph
+    and the walk's indexes (see :class:`Context` for each). Built once per process and
+    service set; forked workers inherit it."""
+
+    graph: DependencyGraph
+    starts: tuple[str, ...]
+    leaves: frozenset[str]
+    anchored: frozenset[str]
+    needs: dict[str, tuple[Key | None, ...]]
+    start_services: dict[str, tuple[str, ...]]
+
+
 @lru_cache(maxsize=4)
-def _graph(names: tuple[str, ...]) -> DependencyGraph:
-    """The graph of the services, from the index on disk (built once per process; forked
-    workers inherit it)."""
-    return indexed_graph(names, load=load_service, digest=service_digest)
-
-
-@lru_cache(maxsize=2)
-def _context(seed: int, names: tuple[str, ...], pid: int) -> Context:
-    graph = _graph(names)
-    envs = []
-    for _ in range(3):  # own connections and world models: nothing shared with a parent process
-        env = Environment([], seed=seed)
-        env.simulator = OfflineSimulator(env.pool)
-        envs.append(env)
+def _catalog(names: tuple[str, ...]) -> Catalog:
+    """The catalog's graph (from the index on disk) and the walk's indexes over it."""
+    graph = indexed_graph(names, load=load_service, digest=service_digest)
     leaves = _leaves(graph)
     starts = _starts(graph, leaves)
     anchored = frozenset(n for n in starts
                          if any(strong(graph.nodes[n].inputs[p]) for p in graph.nodes[n].statable))
     needs = {name: tuple(node.inputs[p] for p in sorted(node.required)
                          if not node.suppliable[p]) for name, node in graph.nodes.items()}
-    return Context(seed=seed, graph=graph, initial=envs[0], work=envs[1], scratch=envs[2],
-                   starts=starts, leaves=leaves, anchored=anchored, needs=needs)
+    by_service: dict[str, tuple[str, ...]] = {}
+    for name in starts:
+        service = graph.nodes[name].service
+        by_service[service] = (*by_service.get(service, ()), name)
+    return Catalog(graph=graph, starts=starts, leaves=leaves, anchored=anchored, needs=needs,
+                   start_services=by_service)
+
+
+@lru_cache(maxsize=2)
+def _context(seed: int, names: tuple[str, ...], pid: int) -> Context:
+    index = _catalog(names)
+    envs = []
+    for _ in range(3):  # own connections and world models: nothing shared with a parent process
+        env = Environment([], seed=seed)
+        env.simulator = OfflineSimulator(env.pool)
+        envs.append(env)
+    return Context(seed=seed, graph=index.graph, initial=envs[0], work=envs[1], scratch=envs[2],
+                   starts=index.starts, leaves=index.leaves, anchored=index.anchored,
+                   needs=index.needs, _start_services=index.start_services)
 
 
 def context(seed: int, services: tuple[str, ...] | None = None) -> Context:
-    """This process's generation context for ``seed`` over ``services`` (default: the catalog;
-    a forked worker builds its own environments: no SQLite connection crosses a fork)."""
+    """This process's generation context for the world of ``seed`` over ``services`` (default:
+    the catalog): the catalog's indexes, shared by every world, and the world's own
+    environments, which start empty (a forked worker builds its own: no SQLite connection
+    crosses a fork). The two most recent worlds are kept.
+
+    Example:
+        >>> ctx = context(3)
+        >>> ctx.seed, ctx.initial.pool.seed  # the world's people come from its seed
+        (3, 3)
+        >>> ctx.graph is context(4).graph  # the catalog's indexes are built once
+        True
+    """
     return _context(seed, services if services is not None else tuple(service_names()),
                     os.getpid())
 
 
-def warm(seed: int, services: tuple[str, ...] | None = None) -> None:
-    """Load the graph now (before starting worker processes that inherit it)."""
-    _graph(services if services is not None else tuple(service_names()))
+def warm(services: tuple[str, ...] | None = None) -> None:
+    """Load the graph and the walk's indexes now (before starting worker processes that
+    inherit them)."""
+    _catalog(services if services is not None else tuple(service_names()))

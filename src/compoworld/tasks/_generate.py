@@ -161,13 +161,35 @@ def _reference(ctx: Context, walked: Walk, plan: list[Step]) -> list[list[Change
     return changes
 
 
+WORLD_BATCH = 32
+"""Attempts that share one world: attempts ``k * WORLD_BATCH`` to ``(k + 1) * WORLD_BATCH - 1``
+of a run walk the world of :func:`world_seed`. A small batch (~18 kept tasks at the default
+setting's yield), so that no person or company of a world is in more than a handful of a run's
+tasks (a world's walks keep meeting the same few records: the latest message, the largest
+deal); not one attempt, since a new world costs ~0.85 CPU-s (its pool, seeding the ~20
+services its walks reach, mounting them): at 8 attempts a world that was ~60% of generation's
+CPU time (6.0 tasks per CPU-s), at 32 ~30% (13.7); see docs/design-tasks.md."""
+
+
+def world_seed(seed: int, attempt: int) -> int:
+    """The seed of the world attempt ``attempt`` of run ``seed`` walks (a task's ``seed``): one
+    per batch of :data:`WORLD_BATCH` attempts, derived from both, 32 bits (exact in JSON).
+
+    Example:
+        >>> world_seed(0, 0) == world_seed(0, WORLD_BATCH - 1) != world_seed(0, WORLD_BATCH)
+        True
+    """
+    return derive_seed(seed, "world", attempt // WORLD_BATCH) >> 31
+
+
 def _attempt(seed: int, attempt: int, settings: GenerationSettings,
              seen: set[Signature] | None) -> tuple[Task | str, Signature | None]:
     """One attempt: a verified task or the gate that rejected it, and the plan's signature."""
     rng = random.Random(derive_seed(seed, "task", attempt))
     fake = _faker()
     fake.seed_instance(derive_seed(seed, "task-text", attempt))
-    ctx = context(seed, settings.services)
+    world = world_seed(seed, attempt)
+    ctx = context(world, settings.services)
     env = ctx.fresh_work()
     walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
     if walked is None:
@@ -233,10 +255,10 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     planted = scenario.planted if scenario is not None else []
 
     def scratch() -> Environment:
-        return plant(ctx.fresh_scratch(), planted)
+        return plant(ctx.fresh_scratch(involved), planted)
 
     verification = gates(ctx.initial, scratch, plan, rubric, env, text, condition,
-                         seed=derive_seed(seed, task_id), scenario=scenario)
+                         seed=derive_seed(world, task_id), scenario=scenario)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0], signature
@@ -244,10 +266,10 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if settings.services is not None and len(set(settings.services) - set(involved)) < (
             settings.distractors):
         return "distractors", signature  # the subset has too few services left to distract
-    distractors = choose_distractors(involved, settings.distractors, seed=seed,
+    distractors = choose_distractors(involved, settings.distractors, seed=world,
                                      pool=settings.services)
     task = Task(
-        id=task_id, seed=seed, involved=involved, distractors=distractors,
+        id=task_id, seed=world, involved=involved, distractors=distractors,
         interface=settings.interface, today=today, system_prompt=system_prompt(today),
         instruction=text, plan=plan, condition=condition, scenario=scenario, rubric=rubric,
         labels=Labels(domain="+".join(sorted({ctx.initial.services[n].domain
@@ -255,7 +277,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
                       capabilities=capabilities(plan, env, condition, scenario),
                       services=involved),
         verification={**verification, "not_duplicate": True},
-        provenance={"generator": GENERATOR_VERSION, "attempt": attempt,
+        provenance={"generator": GENERATOR_VERSION, "run_seed": seed, "attempt": attempt,
                     "steps": len(plan), "min_steps": settings.min_steps,
                     "max_steps": settings.max_steps},
     )
@@ -267,8 +289,9 @@ def generate_task(seed: int, attempt: int, settings: GenerationSettings,
     """One attempt: a verified :class:`Task`, or the name of the gate that rejected it.
 
     Args:
-        seed: The world seed.
-        attempt: The attempt number (the walk's randomness derives from seed and attempt).
+        seed: The run's seed.
+        attempt: The attempt number (the walk's randomness derives from seed and attempt; the
+            world it walks is :func:`world_seed`'s, shared by a batch of attempts).
         settings: Walk length, distractors, interface.
         seen: Signatures of tasks kept so far: a plan with one of them is a ``duplicate``
             (checked before the costly gates); a kept task's signature is added.
@@ -307,7 +330,7 @@ def _pool(workers: int, seed: int, settings: GenerationSettings) -> ProcessPoolE
     """Worker processes. Forked (they inherit the loaded catalog, graph and seeded image: no
     start-up cost) when this process runs one thread; spawned (each loads the catalog) when
     other threads run, since forking those is unsafe."""
-    warm(seed, settings.services)
+    warm(settings.services)
     method = ("fork" if "fork" in multiprocessing.get_all_start_methods()
               and threading.active_count() == 1 else "spawn")
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
@@ -326,7 +349,9 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
 
     Args:
         n: How many tasks to keep.
-        seed: The world seed.
+        seed: The run's seed. Each batch of :data:`WORLD_BATCH` attempts walks a world of its
+            own, seeded by :func:`world_seed` (a task's ``seed``; ``provenance["run_seed"]``
+            is the run's), so people and companies do not recur across the run's tasks.
         settings: Walk length, distractors, interface.
         start_attempt: The first attempt number (a resumed run starts after its last one).
         stats: Filled with attempts, kept tasks and rejections per gate.
@@ -352,7 +377,7 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
         return
     pool: ProcessPoolExecutor | RayExecutor | None = None
     if ray:
-        warm(seed, settings.services)  # the index on disk, for workers on this machine
+        warm(settings.services)  # the index on disk, for workers on this machine
         pool = RayExecutor(ray if isinstance(ray, str) else None)
         workers = pool.slots
     elif workers > 1:
@@ -364,7 +389,8 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
     def submit() -> None:
         nonlocal cursor
         if pool is not None and cursor < end:
-            count = min(_CHUNK, end - cursor)
+            # One job per world: a world is seeded in one worker only.
+            count = min((cursor // WORLD_BATCH + 1) * WORLD_BATCH, end) - cursor
             pending.append(pool.submit(_chunk, (seed, cursor, count, settings, run)))
             cursor += count
 
@@ -401,6 +427,3 @@ def generate_tasks(n: int, seed: int = 0, settings: GenerationSettings | None = 
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
-
-_CHUNK = 4
-"""Attempts per job sent to a worker."""

@@ -174,6 +174,10 @@ class Task(_Model):
 
     id: str
     seed: int
+    """The seed of the task's world (its people, companies and records): drawn per batch of
+    attempts from the run's seed (``provenance["run_seed"]``, the ``--seed`` of ``compoworld
+    generate``; see ``tasks.world_seed``). Tasks written before worlds varied within a run
+    have no ``run_seed``: theirs was this seed."""
     involved: list[str]
     distractors: list[str]
     interface: Literal["direct", "gateway"]
