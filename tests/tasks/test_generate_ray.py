@@ -50,15 +50,29 @@ def _outcome(outcome: Task | str) -> str:
     return outcome.model_dump_json() if isinstance(outcome, Task) else outcome
 
 
+def _repeated_plan(seed: int, attempts: int) -> tuple[int, int]:
+    """Two attempts of ``seed`` (earlier, later) whose plans are the same, the earlier a task."""
+    first: dict[object, int] = {}
+    for attempt in range(attempts):
+        outcome, signature = _attempt(seed, attempt, SETTINGS, None)
+        if signature is None:
+            continue
+        if signature in first:
+            return first[signature], attempt
+        if isinstance(outcome, Task):
+            first[signature] = attempt
+    raise AssertionError(f"no plan repeats in {attempts} attempts of seed {seed}")
+
+
 def test_a_worker_given_its_chunks_out_of_order_writes_what_one_process_does() -> None:
-    # Seed 2: attempt 21's plan repeats attempt 6's. A worker running attempts 20-23 before
-    # 4-7 (Ray does not promise the order) must not call attempt 6 a duplicate of a later one.
-    alone = {a: _outcome(_attempt(2, a, SETTINGS, None)[0]) for a in (6, 21)}
-    assert alone[6].startswith("{"), "attempt 6 is a task when run alone"
-    late = _chunk((2, 20, 4, SETTINGS, "out-of-order"))
-    early = _chunk((2, 4, 4, SETTINGS, "out-of-order"))
-    assert _outcome(early[6 - 4][0]) == alone[6]
-    assert late[21 - 20][1] == early[6 - 4][1]  # the same plan: the parent drops attempt 21
+    # A worker running the later attempt's chunk before the earlier one's (Ray does not promise
+    # the order) must not call the earlier attempt a duplicate of the later one.
+    earlier, later = _repeated_plan(2, 80)
+    alone = _outcome(_attempt(2, earlier, SETTINGS, None)[0])
+    late = _chunk((2, later, 1, SETTINGS, "out-of-order"))
+    early = _chunk((2, earlier, 1, SETTINGS, "out-of-order"))
+    assert _outcome(early[0][0]) == alone and alone.startswith("{")
+    assert late[0][1] == early[0][1]  # the same plan: the parent drops the later attempt
 
 
 LIFECYCLE = frozenset({"mount", "_settle", "fill", "_copy_rows", "settle", "reset", "_recover"})
