@@ -28,6 +28,7 @@ from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
 from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
+from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff, run_following
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
@@ -201,6 +202,14 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         signature = _signature(plan, condition)
         if seen is not None and signature in seen:
             return "duplicate", signature
+    if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
+        traded = add_tradeoff(plan, env, rng)
+        if traded is not None and all(a.step is not None and a.step < traded[1]
+                                      for a in answers):
+            ran = run_following(ctx.fresh_work(), traded[0])
+            if ran is None:
+                return "tradeoff", signature
+            plan, changes = ran
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)

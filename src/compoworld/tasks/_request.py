@@ -16,6 +16,7 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import ArgSource, Condition, Criterion, Rule, Selection, Step
 from compoworld.tasks._phrasing import (
     action,
+    among,
     article,
     compare,
     family,
@@ -146,7 +147,8 @@ class Request:
             if selection is not None and self._ruled(selection):
                 return f"the {item} of {outer} that {self.rule.author}'s rule says to take"  # type: ignore[union-attr]
             if selection is not None:
-                return f"{superlative(selection.by, selection.order, item)} of {outer}"
+                return (f"{superlative(selection.by, selection.order, item)}"
+                        f"{among(selection.among)} of {outer}")
             return f"the {item} of {outer}"
         chain = self._chain(i)
         if chain is not None:
@@ -168,7 +170,8 @@ class Request:
             if self._ruled(selection):
                 return (f"the {entity}{where}{filters} that {self.rule.author}'s rule "  # type: ignore[union-attr]
                         f"says to take")
-            return f"{superlative(selection.by, selection.order, entity)}{where}{filters}"
+            return (f"{superlative(selection.by, selection.order, entity)}"
+                    f"{among(selection.among)}{where}{filters}")
         return f"the {entity}{where}{filters}" if nested else f"the {entity}{filters}{where}"
 
     def _ruled(self, selection: Selection) -> bool:
