@@ -1,0 +1,140 @@
+"""Batches with exceptions and choices by two criteria: each real in the task (its world, its
+plan, its words), each behind a gate that fails the plan ignoring it, each with its label."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from compoworld.rollout import OracleAgent, run_episode
+from compoworld.scoring import score_trajectory
+from compoworld.tasks import GenerationSettings, Task, build_world, generate_task, verify_task
+from compoworld.tasks._check import score
+from compoworld.tasks._exceptions import other_exception_fails
+from compoworld.tasks._model import Among, Selection
+from compoworld.tasks._mutations import answer_message
+from compoworld.tasks._scenario import trap_matters
+from compoworld.tasks._tradeoff import _criteria, _rechosen, run_following, tradeoffs
+
+HELD_BACK = (0, 10402)
+"""(seed, attempt) of a task whose fan-out holds one item back (found by generating seed 0)."""
+TWO_CRITERIA = (0, 10006)
+"""(seed, attempt) of a task that chooses an item by two criteria."""
+
+
+def _task(at: tuple[int, int]) -> Task:
+    task = generate_task(*at, GenerationSettings())
+    assert isinstance(task, Task), f"attempt {at} is rejected now: {task}"
+    return task
+
+
+@pytest.fixture(scope="module")
+def held() -> Task:
+    return _task(HELD_BACK)
+
+
+@pytest.fixture(scope="module")
+def traded() -> Task:
+    return _task(TWO_CRITERIA)
+
+
+def _oracle_score(task: Task) -> float:
+    trajectory = asyncio.run(run_episode(task, OracleAgent(), timings=False))
+    return score_trajectory(task, trajectory).score
+
+
+def test_a_selection_picks_among_the_items_a_second_criterion_admits() -> None:
+    items = [{"price": 5, "rating": 2, "due": "2026-03-01", "open": True},
+             {"price": 9, "rating": 4, "due": "2026-03-09T10:00:00", "open": False},
+             {"price": 7, "rating": 5, "due": "2026-03-05", "open": True},
+             {"price": 8, "rating": None, "due": None, "open": True}]
+    cheapest = Selection(by="price", order="min")
+    assert cheapest.pick(items) == 0
+    rated = cheapest.model_copy(update={"among": Among(by="rating", op="gt", threshold=3)})
+    assert rated.pick(items) == 2 and rated.candidates(items) == [1, 2]
+    later = cheapest.model_copy(update={"among": Among(by="due", op="gt",
+                                                       threshold="2026-03-05")})
+    assert later.candidates(items) == [1]  # by day: the 5th itself is not after the 5th
+    closed = cheapest.model_copy(update={"among": Among(by="open", op="eq", threshold=False)})
+    assert closed.pick(items) == 1
+    with pytest.raises(ValueError):
+        cheapest.model_copy(update={"among": Among(by="rating", op="gt", threshold=9)}).pick(
+            items)
+
+
+def test_a_second_criterion_is_only_offered_where_each_alone_picks_another_item() -> None:
+    items = [{"id": "a", "price": 5, "rating": 2}, {"id": "b", "price": 9, "rating": 5},
+             {"id": "c", "price": 7, "rating": 4}]
+    found = _criteria(items, Selection(by="price", order="min"))
+    assert Among(by="rating", op="gt", threshold=2) in found
+    for among in found:  # the two together pick c: neither the cheapest (a) nor the best (b)
+        both = Selection(by="price", order="min", among=among)
+        assert items[both.pick(items)]["id"] == "c"
+    # the cheapest is also the best rated: no "among those rated above ..." changes the pick
+    agreed = [{"price": 5, "rating": 5}, {"price": 9, "rating": 2}, {"price": 7, "rating": 3}]
+    assert not [a for a in _criteria(agreed, Selection(by="price", order="min"))
+                if a.by == "rating" and a.op == "gt"]
+
+
+def test_a_batch_holds_back_the_item_the_email_names_and_doing_all_fails(held: Task) -> None:
+    scenario = held.scenario
+    assert scenario is not None and scenario.rule is not None
+    rule, (trap,) = scenario.rule, scenario.traps
+    assert rule.kind == "exception" and trap.kind == "exception"
+    assert held.plan[0].tool == "mail__list_messages"
+    copies = [s for s in held.plan if any(src.each for src in s.sources.values())]
+    assert len(copies) >= 2 and trap.step.tool == copies[0].tool  # the batch's other items
+    assert trap.step not in held.plan
+    # The email names the held item; the request points to the email and never names it.
+    world = build_world(held)
+    (email,) = [m for m in world.env.db("mail").select("message") if m["subject"] == rule.subject]
+    assert str(rule.value) in email["body"] and email["sender_name"] == rule.author
+    assert str(rule.value).casefold() not in held.instruction.casefold()
+    assert rule.subject in held.instruction and rule.author in held.instruction
+    assert {"batch-with-exceptions", "fan-out", "explore-then-act"} <= set(
+        held.labels.capabilities)
+    assert "idempotency-check" not in held.labels.capabilities
+    # The naive plan (every item) fails; so does holding back another item than the email's.
+    message = answer_message([c for c in held.rubric if c.kind == "answer"])
+    initial, scratch = world.env, lambda: world.fork().env
+    assert trap_matters(held.plan, trap, held.rubric, initial, scratch, message)
+    assert other_exception_fails(held.plan, trap, held.rubric, initial, scratch, message)
+    naive = [*held.plan[:trap.position], trap.step, *held.plan[trap.position:]]
+    env = scratch()
+    done = [(s.tool, s.arguments) for s in naive if env.call(s.tool, s.arguments)["success"]]
+    failed = [r.id for r in score(held.rubric, initial, env, message, done)
+              if not r.passed]
+    assert failed == ["no-collateral"]  # the held item's record changed: nobody asked for it
+    verdict = verify_task(held)
+    assert verdict["rule_matters"] and verdict["trap_matters"] and all(verdict.values())
+    assert _oracle_score(held) == 1.0
+
+
+def test_a_choice_by_two_criteria_is_said_and_each_criterion_alone_fails(traded: Task) -> None:
+    ((step, selection),) = tradeoffs(traded.plan)
+    assert selection.among is not None
+    assert "among those" in traded.instruction
+    assert "multi-objective-tradeoff" in traded.labels.capabilities
+    assert "ranked-selection" in traded.labels.capabilities
+    world = build_world(traded)
+    message = answer_message([c for c in traded.rubric if c.kind == "answer"])
+    one = selection.model_copy(update={"among": None})
+    env = world.fork().env
+    ran = run_following(env, _rechosen(traded.plan, step, selection, one))
+    assert ran is not None and [s.arguments for s in ran[0]] != [
+        s.arguments for s in traded.plan]
+    results = score(traded.rubric, world.env, env, message, [(s.tool, s.arguments)
+                                                            for s in ran[0]])
+    assert not all(r.passed for r in results)  # the ranking alone acts on another record
+    verdict = verify_task(traded)
+    assert verdict["tradeoff_matters"] and all(verdict.values()), verdict
+    assert _oracle_score(traded) == 1.0
+
+
+def test_labels_of_the_new_structures_come_only_from_them(held: Task, traded: Task) -> None:
+    for task in (held, traded):
+        among = bool(tradeoffs(task.plan))
+        assert ("multi-objective-tradeoff" in task.labels.capabilities) == among
+        kinds = {t.kind for t in task.scenario.traps} if task.scenario else set()
+        assert ("batch-with-exceptions" in task.labels.capabilities) == ("exception" in kinds)
