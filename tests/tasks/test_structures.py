@@ -12,10 +12,11 @@ from compoworld.scoring import score_trajectory
 from compoworld.tasks import GenerationSettings, Task, build_world, generate_task, verify_task
 from compoworld.tasks._check import score
 from compoworld.tasks._exceptions import other_exception_fails
+from compoworld.tasks._following import run_following
 from compoworld.tasks._model import Among, Selection
 from compoworld.tasks._mutations import answer_message
 from compoworld.tasks._scenario import trap_matters
-from compoworld.tasks._tradeoff import _criteria, _rechosen, run_following, tradeoffs
+from compoworld.tasks._tradeoff import _criteria, _rechosen, tradeoffs
 
 HELD_BACK = (0, 10402)
 """(seed, attempt) of a task whose fan-out holds one item back (found by generating seed 0)."""
@@ -138,3 +139,42 @@ def test_labels_of_the_new_structures_come_only_from_them(held: Task, traded: Ta
         assert ("multi-objective-tradeoff" in task.labels.capabilities) == among
         kinds = {t.kind for t in task.scenario.traps} if task.scenario else set()
         assert ("batch-with-exceptions" in task.labels.capabilities) == ("exception" in kinds)
+
+
+NAMESAKE = (0, 10199)
+"""(seed, attempt) of a task whose world holds a namesake of the customer it is about."""
+
+
+def test_a_decoy_is_a_namesake_the_request_tells_apart_and_acting_on_it_fails() -> None:
+    task = _task(NAMESAKE)
+    assert task.scenario is not None
+    (trap,) = [t for t in task.scenario.traps if t.kind == "decoy"]
+    assert trap.record is not None
+    decoy = next(p for p in task.scenario.planted if p.values["id"] == trap.record)
+    world = build_world(task)
+    listed = task.plan[trap.position].output
+    people = [item for items in listed.values() if isinstance(items, list) for item in items]
+    (meant,) = [p for p in people if p["id"] != trap.record and p["name"] == decoy.values["name"]]
+    assert any(p["id"] == trap.record for p in people)  # the read shows both
+    # The request says which one by what sets them apart, never by the value to find.
+    domain = meant["email"].split("@")[1]
+    assert f"@{domain}" in task.instruction and decoy.values["email"] != meant["email"]
+    assert meant["email"] not in task.instruction
+    # Acting on the decoy: the row-level rubric fails (the wrong email written), and so does
+    # the collateral check.
+    message = answer_message([c for c in task.rubric if c.kind == "answer"])
+    swapped = []
+    for step in task.plan:
+        arguments = {k: ([decoy.values["email"]] if v == [meant["email"]] else
+                         decoy.values["email"] if v == meant["email"] else v)
+                     for k, v in step.arguments.items()}
+        swapped.append((step.tool, arguments))
+    assert swapped != [(s.tool, s.arguments) for s in task.plan]
+    env = world.fork().env
+    done = [(n, a) for n, a in swapped if env.call(n, a)["success"]]
+    failed = {r.id for r in score(task.rubric, world.env, env, message, done) if not r.passed}
+    assert failed & {c.id for c in task.rubric if c.kind == "state"}
+    assert "no-collateral" in failed
+    verdict = verify_task(task)
+    assert verdict["trap_matters"] and all(verdict.values()), verdict
+    assert _oracle_score(task) == 1.0

@@ -22,13 +22,14 @@ from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout, separate
+from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
 from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
-from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff, run_following
+from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed

@@ -19,7 +19,7 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import Condition, Criterion, Rule, Step, Trap
 from compoworld.tasks._phrasing import _action, long_date
 from compoworld.tasks._request import Request
-from compoworld.tasks._scenario import shift_sources
+from compoworld.tasks._stored import shift_sources
 from compoworld.types import derive_seed
 
 __all__ = ["_action", "instruction", "leaked", "system_prompt"]
@@ -114,7 +114,7 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     rng = rng or _rng(plan)
     steps = [*plan, condition.then] if condition is not None and not condition.holds else plan
     unless: set[int] = set()
-    for trap in sorted(traps, key=lambda t: t.position):
+    for trap in sorted((t for t in traps if t.kind != "decoy"), key=lambda t: t.position):
         at = trap.position
         steps = [*steps[:at], trap.step, *(shift_sources(s, 1, at) for s in steps[at:])]
         unless = {u + 1 if u >= at else u for u in unless}

@@ -16,7 +16,7 @@ CriterionKind = Literal["state", "answer", "call", "no_collateral"]
 RuleKind = Literal["value", "selection", "exception"]
 """What a rule stored in the world sets: a write's value, which list item to take, which item
 of a batch to leave out."""
-TrapKind = Literal["idempotency", "exception"]
+TrapKind = Literal["idempotency", "exception", "decoy"]
 """Why the naive plan's extra step is wrong: it duplicates a record, or it acts on an item the
 rule holds back."""
 
@@ -210,13 +210,19 @@ class Trap(_Model):
       it again is a duplicate.
     * ``exception`` — ``step`` is one write of a fan-out, for the item the rule's email holds
       back (``Rule.kind == "exception"``): doing it changes a record nobody asked to change.
+    * ``decoy`` — ``record`` (planted in ``table``) has the name of the one the read ``step``
+      (at ``position``, kept in the plan) finds; the instruction says which one is meant.
+      Taking the decoy's values writes the wrong ones.
     """
 
     kind: TrapKind = "idempotency"
     table: str
     step: Step
     position: int
-    """Where the left-out step stood in the plan (for the naive plan the gate runs)."""
+    """Where the left-out step stood in the plan (for the naive plan the gate runs); for a
+    decoy, where the read that lists it stands."""
+    record: str | None = None
+    """A decoy's id."""
 
 
 class Scenario(_Model):

@@ -26,8 +26,10 @@ from typing import Any
 
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._check import score
+from compoworld.tasks._decoys import add_decoy
 from compoworld.tasks._diff import kind_of, net_changes
 from compoworld.tasks._exceptions import add_exception, has_batch
+from compoworld.tasks._following import resolve
 from compoworld.tasks._model import (
     ArgSource,
     Criterion,
@@ -347,12 +349,22 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
             return plan, Scenario(persona=env.pool.user.name, planted=[record], rule=rule,
                                   traps=[trap], notes=[note])
     if rng.random() < TRAP_SHARE:
-        made = add_trap(plan, changes, env, rng)
+        # a duplicate to avoid or a namesake to leave alone, whichever the plan allows (in a
+        # drawn order when it allows both)
+        decoy_first = rng.random() < 0.5
+        decoy = add_decoy(plan, env, rng) if decoy_first else None
+        made = add_trap(plan, changes, env, rng) if decoy is None else None
         if made is not None:
             changes = [c for k, c in enumerate(changes) if k != made[1].position]
             plan, trap, record = made
             traps.append(trap)
             planted.append(record)
+        elif decoy is None and not decoy_first:
+            decoy = add_decoy(plan, env, rng)
+        if decoy is not None:
+            traps.append(decoy[0])
+            planted.append(decoy[1])
+            notes.append(decoy[2])
     if rng.random() < RULE_SHARE:
         made_rule = add_rule(plan, changes, env, rng) or add_selection_rule(plan, env, rng)
         if made_rule is not None:
@@ -366,21 +378,6 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
         return None
     return plan, Scenario(persona=env.pool.user.name, planted=planted, rule=rule, traps=traps,
                           notes=notes)
-
-
-def resolve(data: Any, source: ArgSource) -> Any:
-    """The value ``source`` points at in ``data`` (a selection re-picks its item by max/min,
-    as an agent reading the answer would)."""
-    parts = (source.path or "").split(".") if source.path else []
-    if source.selection is not None:
-        at = next(i for i, p in enumerate(parts) if p.isdigit())
-        items = data
-        for part in parts[:at]:
-            items = items[int(part)] if isinstance(items, list) else items[part]
-        parts[at] = str(source.selection.pick(items))
-    for part in parts:
-        data = data[int(part)] if isinstance(data, list) else data[part]
-    return data
 
 
 def run_planted(env: Environment, plan: list[Step]) -> tuple[list[Step], list[list[Change]]] | None:

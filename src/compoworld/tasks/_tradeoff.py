@@ -26,10 +26,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from compoworld.service import Change, Environment
+from compoworld.service import Environment
 from compoworld.tasks._check import score
+from compoworld.tasks._following import resolve, run_following
 from compoworld.tasks._model import Among, Criterion, Selection, Step
-from compoworld.tasks._scenario import resolve
 
 TRADEOFF_SHARE = 0.25
 """Share of attempts whose plan picks an item by a ranking that try a second criterion (where a
@@ -150,34 +150,6 @@ def _rechosen(plan: list[Step], step: int, selection: Selection, to: Selection) 
         name: src.model_copy(update={"selection": to})
         if src.step == step and src.selection == selection and src.kind == "step" else src
         for name, src in current.sources.items()}}) for current in plan]
-
-
-def run_following(env: Environment, plan: list[Step]
-                  ) -> tuple[list[Step], list[list[Change]]] | None:
-    """Run ``plan`` on ``env``, each found value re-read from the answers as they come (as an
-    agent following the plan's words would): the plan as run, with its arguments and
-    answers, and each step's changes; None when a step fails or a value is not found."""
-    steps: list[Step] = []
-    changes: list[list[Change]] = []
-    for current in plan:
-        arguments = dict(current.arguments)
-        for name, src in current.sources.items():
-            if src.kind != "step" or src.step is None:
-                continue
-            try:
-                value = resolve(steps[src.step].output, src)
-            except (LookupError, TypeError, ValueError, StopIteration):
-                return None
-            arguments[name] = [value] if isinstance(current.arguments[name], list) and \
-                not isinstance(value, list) else value
-        mark = len(env.changes() or ())
-        envelope = env.call(current.tool, arguments)
-        if not envelope["success"]:
-            return None
-        steps.append(current.model_copy(update={"arguments": arguments,
-                                                "output": envelope["data"]}))
-        changes.append((env.changes() or [])[mark:])
-    return steps, changes
 
 
 def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._condition import branch_matters
+from compoworld.tasks._decoys import decoy_matters
 from compoworld.tasks._diff import net_changes
 from compoworld.tasks._exceptions import other_exception_fails
 from compoworld.tasks._instruction import leaked
@@ -96,8 +97,9 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
             result["rule_matters"] = rule_matters(plan, scenario.rule, rubric, initial, scratch,
                                                   message)
         if scenario.traps:
-            result["trap_matters"] = all(trap_matters(plan, trap, rubric, initial, scratch,
-                                                      message) for trap in scenario.traps)
+            result["trap_matters"] = all(
+                (decoy_matters if trap.kind == "decoy" else trap_matters)(
+                    plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
     if tradeoffs(plan):
         result["tradeoff_matters"] = one_criterion_fails(plan, rubric, initial, scratch, message)
     if condition is not None:
