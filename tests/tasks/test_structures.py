@@ -4,6 +4,7 @@ plan, its words), each behind a gate that fails the plan ignoring it, each with 
 from __future__ import annotations
 
 import asyncio
+from datetime import date
 
 import pytest
 
@@ -13,9 +14,10 @@ from compoworld.tasks import GenerationSettings, Task, build_world, generate_tas
 from compoworld.tasks._check import score
 from compoworld.tasks._exceptions import other_exception_fails
 from compoworld.tasks._following import run_following
-from compoworld.tasks._model import Among, Selection
+from compoworld.tasks._model import Among, DateShift, Selection
 from compoworld.tasks._mutations import answer_message
 from compoworld.tasks._scenario import trap_matters
+from compoworld.tasks._temporal import relation, shift_matters, shifted
 from compoworld.tasks._tradeoff import _criteria, _rechosen, tradeoffs
 
 HELD_BACK = (0, 10402)
@@ -24,20 +26,33 @@ TWO_CRITERIA = (0, 10006)
 """(seed, attempt) of a task that chooses an item by two criteria."""
 
 
-def _task(at: tuple[int, int]) -> Task:
-    task = generate_task(*at, GenerationSettings())
-    assert isinstance(task, Task), f"attempt {at} is rejected now: {task}"
-    return task
+def _has(kind: str, task: Task) -> bool:
+    traps = {t.kind for t in task.scenario.traps} if task.scenario else set()
+    sources = [src for s in task.plan for src in s.sources.values()]
+    return {"exception": "exception" in traps, "decoy": "decoy" in traps,
+            "tradeoff": any(src.selection and src.selection.among for src in sources),
+            "temporal": any(src.op == "shift" for src in sources)}[kind]
+
+
+def _task(at: tuple[int, int], kind: str) -> Task:
+    """The task of attempt ``at`` (found by generating seed 0) if it still has the structure,
+    else the first attempt after 10,000 of that seed that has it (the generator moved)."""
+    seed, attempt = at
+    for tried in (attempt, *range(10_000, 11_000)):
+        task = generate_task(seed, tried, GenerationSettings())
+        if isinstance(task, Task) and _has(kind, task):
+            return task
+    raise AssertionError(f"no task of seed {seed} has a {kind} in 1,000 attempts")
 
 
 @pytest.fixture(scope="module")
 def held() -> Task:
-    return _task(HELD_BACK)
+    return _task(HELD_BACK, "exception")
 
 
 @pytest.fixture(scope="module")
 def traded() -> Task:
-    return _task(TWO_CRITERIA)
+    return _task(TWO_CRITERIA, "tradeoff")
 
 
 def _oracle_score(task: Task) -> float:
@@ -141,12 +156,12 @@ def test_labels_of_the_new_structures_come_only_from_them(held: Task, traded: Ta
         assert ("batch-with-exceptions" in task.labels.capabilities) == ("exception" in kinds)
 
 
-NAMESAKE = (0, 10199)
+NAMESAKE = (0, 10079)
 """(seed, attempt) of a task whose world holds a namesake of the customer it is about."""
 
 
 def test_a_decoy_is_a_namesake_the_request_tells_apart_and_acting_on_it_fails() -> None:
-    task = _task(NAMESAKE)
+    task = _task(NAMESAKE, "decoy")
     assert task.scenario is not None
     (trap,) = [t for t in task.scenario.traps if t.kind == "decoy"]
     assert trap.record is not None
@@ -157,6 +172,7 @@ def test_a_decoy_is_a_namesake_the_request_tells_apart_and_acting_on_it_fails() 
     (meant,) = [p for p in people if p["id"] != trap.record and p["name"] == decoy.values["name"]]
     assert any(p["id"] == trap.record for p in people)  # the read shows both
     # The request says which one by what sets them apart, never by the value to find.
+    assert "look alike" in task.instruction or "There are two" in task.instruction
     domain = meant["email"].split("@")[1]
     assert f"@{domain}" in task.instruction and decoy.values["email"] != meant["email"]
     assert meant["email"] not in task.instruction
@@ -178,3 +194,42 @@ def test_a_decoy_is_a_namesake_the_request_tells_apart_and_acting_on_it_fails() 
     verdict = verify_task(task)
     assert verdict["trap_matters"] and all(verdict.values()), verdict
     assert _oracle_score(task) == 1.0
+
+
+RELATIVE_DATE = (0, 10239)
+"""(seed, attempt) of a task whose write's date is said relative to a date found."""
+
+
+def test_a_date_said_relative_to_a_found_one_is_exact_in_the_rubric() -> None:
+    task = _task(RELATIVE_DATE, "temporal")
+    ((index, name, source),) = [(i, n, src) for i, s in enumerate(task.plan)
+                                for n, src in s.sources.items() if src.op == "shift"]
+    assert source.shift is not None and source.step is not None and source.path
+    found = task.plan[source.step].output
+    for part in source.path.split("."):
+        found = found[int(part)] if isinstance(found, list) else found[part]
+    written = task.plan[index].arguments[name]
+    assert written[:10] == shifted(date.fromisoformat(str(found)[:10]), source.shift).isoformat()
+    assert relation(source.shift) in task.instruction
+    assert written[:10] not in task.instruction and str(found)[:10] not in task.instruction
+    assert any(written in c.match.values() for c in task.rubric if c.kind == "state")
+    assert "temporal-reasoning" in task.labels.capabilities
+    assert "data-transformation" not in task.labels.capabilities or any(
+        src.op == "sum" for s in task.plan for src in s.sources.values())
+    world = build_world(task)
+    message = answer_message([c for c in task.rubric if c.kind == "answer"])
+    assert shift_matters(task.plan, task.rubric, world.env, lambda: world.fork().env, message)
+    verdict = verify_task(task)
+    assert verdict["temporal_matters"] and all(verdict.values()), verdict
+    assert _oracle_score(task) == 1.0
+
+
+@pytest.mark.parametrize(("day", "shift", "expected"), [
+    ("2026-03-06", DateShift(unit="business_days", n=-2), "2026-03-04"),  # Fri → Wed
+    ("2026-03-09", DateShift(unit="business_days", n=-2), "2026-03-05"),  # Mon → Thu
+    ("2026-03-06", DateShift(unit="business_days", n=3), "2026-03-11"),   # over a weekend
+    ("2026-03-10", DateShift(unit="weekday", n=1), "2026-03-17"),  # a Tuesday: the next one
+    ("2026-03-06", DateShift(unit="days", n=7), "2026-03-13"),
+])
+def test_relative_dates_count_as_people_do(day: str, shift: DateShift, expected: str) -> None:
+    assert shifted(date.fromisoformat(day), shift).isoformat() == expected

@@ -15,11 +15,11 @@ that takes the decoy instead fails the rubric.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from compoworld.errors import RecordNotFound
-from compoworld.service import SEPARATOR, Environment
+from compoworld.service import SEPARATOR, Column, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import leaked
@@ -38,7 +38,7 @@ _OWN_NAMES = ("name", "full_name", "display_name")
 """Columns that hold a record's own name (not a requester's or an owner's)."""
 
 
-def _name_column(columns: list[Any]) -> str | None:
+def _name_column(columns: Sequence[Column]) -> str | None:
     """The column holding the person a record is (a contact's, a customer's name)."""
     return next((c.name for c in columns if c.semantic == "PersonName"
                  and c.name in _OWN_NAMES), None)

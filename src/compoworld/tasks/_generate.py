@@ -29,6 +29,7 @@ from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
 from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
+from compoworld.tasks._temporal import TEMPORAL_SHARE, add_temporal
 from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
@@ -210,6 +211,16 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
             ran = run_following(ctx.fresh_work(), traded[0])
             if ran is None:
                 return "tradeoff", signature
+            plan, changes = ran
+    if rng.random() < TEMPORAL_SHARE:
+        dated = add_temporal(plan, env, rng)
+        ran = run_planted(ctx.fresh_work(), dated) if dated is not None else None
+        if ran is not None:
+            plan, changes = ran
+        elif dated is not None:  # the moved date is refused: the plan as it was
+            ran = run_planted(ctx.fresh_work(), plan)
+            if ran is None:
+                return "replay", signature
             plan, changes = ran
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:

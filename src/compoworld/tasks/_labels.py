@@ -19,7 +19,8 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     """The labels of a task, in the release's order:
 
     * ``conditional-branching`` — a write is done only if a value found is above/below a
-      threshold; ``temporal-reasoning`` when that value is a date;
+      threshold; ``temporal-reasoning`` when that value is a date, or when a write's date is
+      said relative to a date found ("the Tuesday after the due date", ``tasks._temporal``);
     * ``sequential-dependency`` — a step takes a value an earlier step found;
     * ``cross-env-constraint`` — a value found in one service fills another's parameter;
     * ``ranked-selection`` — a value comes from the list item with the max/min of a field;
@@ -52,7 +53,9 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             found.add("sequential-dependency")
             origin = _service(plan[source.step])
             origins.add(origin)
-            if source.kind == "computed":
+            if source.kind == "computed" and source.op == "shift":
+                found.add("temporal-reasoning")
+            elif source.kind == "computed":
                 found |= {"data-transformation", "fan-in-aggregation"}
             if origin != _service(step):
                 found.add("cross-env-constraint")

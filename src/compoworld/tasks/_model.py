@@ -85,10 +85,20 @@ class Selection(_Model):
         return best(ranked, key=lambda i: items[i][self.by])
 
 
+class DateShift(_Model):
+    """A date said relative to another: ``n`` days (``days``, negative: before), ``n``
+    business days (``business_days``: Monday to Friday), or the first weekday ``n`` after it
+    (``weekday``: 0 is Monday; "the Tuesday after")."""
+
+    unit: Literal["days", "business_days", "weekday"]
+    n: int
+
+
 class ArgSource(_Model):
     """Where an argument's value comes from: the user states it (``user``), an earlier step's
     answer holds it (``step``, at ``path``), it is computed from an earlier answer
-    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts), or
+    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts —
+    or the date at ``path`` moved by ``shift``), or
     a rule stored in the world sets it (``rule``: the record step ``step`` finds states it, in
     words; see ``Scenario.rule``)."""
 
@@ -99,8 +109,11 @@ class ArgSource(_Model):
     selection: Selection | None = None
     each: bool = False
     """A fan-out: the write is done for each item of the list, this one for item ``path``'s."""
-    op: Literal["sum"] | None = None
+    op: Literal["sum", "shift"] | None = None
     paths: list[str] = []
+    shift: DateShift | None = None
+    """``op="shift"``: the date at ``path`` of step ``step``'s answer, moved by this ("two
+    business days before the due date of that invoice")."""
 
 
 class Step(_Model):

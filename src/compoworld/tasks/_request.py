@@ -32,6 +32,7 @@ from compoworld.tasks._phrasing import (
     words,
 )
 from compoworld.tasks._service_names import display_name
+from compoworld.tasks._temporal import relation
 from compoworld.tasks._vocabulary import (
     BY,
     COMPANIES,
@@ -235,6 +236,11 @@ class Request:
             item = int((source.path or "0.0").split(".")[1])
             return (f"the {words(last_field(source.path))} of the {ORDINALS[item]} of "
                     f"{self.record(source.step, whole=True)}")
+        if source.kind == "computed" and source.shift is not None:  # a date said relative
+            on = source.path or ""
+            holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
+                      self.record(source.step, source.selection, path=on))
+            return f"{relation(source.shift)} the {words(last_field(on))} of {holder}"
         if source.kind == "computed":
             first = (source.paths[0] if source.paths else "amount").split(".")
             field = words(first[-1])

@@ -15,6 +15,7 @@ from compoworld.tasks._instruction import leaked
 from compoworld.tasks._model import Condition, Criterion, Scenario, Step, Task
 from compoworld.tasks._mutations import answer_message, passing_mutations
 from compoworld.tasks._scenario import rule_matters, trap_matters
+from compoworld.tasks._temporal import shift_matters
 from compoworld.tasks._tradeoff import one_criterion_fails, tradeoffs
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
@@ -100,6 +101,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
             result["trap_matters"] = all(
                 (decoy_matters if trap.kind == "decoy" else trap_matters)(
                     plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
+    if any(src.op == "shift" for s in plan for src in s.sources.values()):
+        result["temporal_matters"] = shift_matters(plan, rubric, initial, scratch, message)
     if tradeoffs(plan):
         result["tradeoff_matters"] = one_criterion_fails(plan, rubric, initial, scratch, message)
     if condition is not None:
