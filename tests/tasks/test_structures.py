@@ -18,6 +18,7 @@ from compoworld.tasks._model import Among, DateShift, Selection
 from compoworld.tasks._mutations import answer_message
 from compoworld.tasks._scenario import trap_matters
 from compoworld.tasks._temporal import relation, shift_matters, shifted
+from compoworld.tasks._threshold import threshold_matters
 from compoworld.tasks._tradeoff import _criteria, _rechosen, tradeoffs
 
 HELD_BACK = (0, 10402)
@@ -31,7 +32,9 @@ def _has(kind: str, task: Task) -> bool:
     sources = [src for s in task.plan for src in s.sources.values()]
     return {"exception": "exception" in traps, "decoy": "decoy" in traps,
             "tradeoff": any(src.selection and src.selection.among for src in sources),
-            "temporal": any(src.op == "shift" for src in sources)}[kind]
+            "temporal": any(src.op == "shift" for src in sources),
+            "threshold": bool(task.scenario and task.scenario.rule
+                              and task.scenario.rule.kind == "threshold")}[kind]
 
 
 def _task(at: tuple[int, int], kind: str) -> Task:
@@ -233,3 +236,28 @@ def test_a_date_said_relative_to_a_found_one_is_exact_in_the_rubric() -> None:
 ])
 def test_relative_dates_count_as_people_do(day: str, shift: DateShift, expected: str) -> None:
     assert shifted(date.fromisoformat(day), shift).isoformat() == expected
+
+
+LIMIT = (0, 10012)
+"""(seed, attempt) of a conditional task whose threshold is in a colleague's email."""
+
+
+def test_a_threshold_rule_sets_the_limit_and_a_limit_across_the_value_fails() -> None:
+    task = _task(LIMIT, "threshold")
+    assert task.condition is not None and task.scenario is not None
+    rule = task.scenario.rule
+    assert rule is not None and rule.kind == "threshold"
+    assert rule.value == task.condition.threshold
+    assert task.plan[0].tool == "mail__list_messages" and task.condition.source >= 1
+    assert str(rule.value) not in task.instruction  # the request points to the email only
+    assert rule.author in task.instruction and rule.subject in task.instruction
+    world = build_world(task)
+    (email,) = [m for m in world.env.db("mail").select("message") if m["subject"] == rule.subject]
+    assert str(rule.value) in email["body"]
+    assert {"conditional-branching", "explore-then-act"} <= set(task.labels.capabilities)
+    message = answer_message([c for c in task.rubric if c.kind == "answer"])
+    assert threshold_matters(task.plan, task.condition, task.rubric, world.env,
+                             lambda: world.fork().env, message)
+    verdict = verify_task(task)
+    assert verdict["rule_matters"] and all(verdict.values()), verdict
+    assert _oracle_score(task) == 1.0

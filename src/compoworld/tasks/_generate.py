@@ -28,7 +28,13 @@ from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
-from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
+from compoworld.tasks._scenario import (
+    RULE_SERVICE,
+    conditional_scenario,
+    make_scenario,
+    plant,
+    run_planted,
+)
 from compoworld.tasks._temporal import TEMPORAL_SHARE, add_temporal
 from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff
 from compoworld.tasks._verify import gates
@@ -226,6 +232,11 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
     staged = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    if condition is not None:
+        limited = conditional_scenario(plan, condition, env, rng)
+        if limited is not None:
+            plan, condition, scenario = limited
+            staged = plan, scenario
     before = plan
     if staged is not None:
         plan, scenario = staged

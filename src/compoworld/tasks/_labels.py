@@ -74,8 +74,12 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
         if scenario.rule is not None:
             found.add("explore-then-act")
             held = [t.step for t in scenario.traps if t.kind == "exception"]
-            target = held[0] if scenario.rule.kind == "exception" and held else (
-                plan[scenario.rule.step])
+            if scenario.rule.kind == "threshold" and condition is not None:
+                target = condition.then
+            elif scenario.rule.kind == "exception" and held:
+                target = held[0]
+            else:
+                target = plan[scenario.rule.step]
             if _service(target) != _service(plan[0]):
                 found.add("cross-env-constraint")
         kinds = {trap.kind for trap in scenario.traps}

@@ -13,9 +13,9 @@ Capability = Literal["conditional-branching", "cross-env-constraint", "sequentia
                      "error-recovery"]
 """The release's fourteen capability labels; a task carries those its structure has."""
 CriterionKind = Literal["state", "answer", "call", "no_collateral"]
-RuleKind = Literal["value", "selection", "exception"]
+RuleKind = Literal["value", "selection", "exception", "threshold"]
 """What a rule stored in the world sets: a write's value, which list item to take, which item
-of a batch to leave out."""
+of a batch to leave out, the limit a conditional write depends on."""
 TrapKind = Literal["idempotency", "exception", "decoy"]
 """Why the naive plan's extra step is wrong: it duplicates a record, or it acts on an item the
 rule holds back."""
@@ -204,6 +204,8 @@ class Rule(_Model):
     ``exception``: the email holds one item of a fan-out back ("leave Acme Corp out: on
     hold"): ``value`` names it, ``param`` is the item's field that holds the name, and the
     write left out for it is the scenario's trap of kind ``exception`` (at ``step``).
+    ``threshold``: the email sets the task's condition's threshold (``value``; ``param`` is
+    the condition's path): "only if the balance is more than the limit in Dana's email".
     """
 
     kind: RuleKind = "value"

@@ -462,6 +462,13 @@ class Request:
         condition = self.condition
         assert condition is not None
         owner = self.record(condition.source, path=condition.path)
+        if self.rule is not None and self.rule.kind == "threshold":  # never said: where it is
+            dated = isinstance(condition.threshold, str)
+            side = ("after" if condition.op == "gt" else "before") if dated else (
+                "more than" if condition.op == "gt" else "less than")
+            limit = f"the {'cutoff date' if dated else 'limit'} {self.rule.author} set in their email"
+            return (f" — but only if the {words(last_field(condition.path))} of {owner} is "
+                    f"{side} {limit}; otherwise leave that alone")
         clause = compare(last_field(condition.path), condition.op, condition.threshold, owner)
         return f" — but only if {clause}; otherwise leave that alone"
 

@@ -32,6 +32,7 @@ from compoworld.tasks._exceptions import add_exception, has_batch
 from compoworld.tasks._following import resolve
 from compoworld.tasks._model import (
     ArgSource,
+    Condition,
     Criterion,
     Planted,
     Rule,
@@ -42,6 +43,7 @@ from compoworld.tasks._model import (
 )
 from compoworld.tasks._phrasing import among
 from compoworld.tasks._stored import RULE_SERVICE, colleague, email, list_things, shift_sources
+from compoworld.tasks._threshold import add_threshold_rule
 
 RULE_SHARE = 0.7
 """Share of attempts that try to store a rule in the world (where the plan allows one): the
@@ -331,11 +333,25 @@ def trap_matters(plan: list[Step], trap: Trap, rubric: list[Criterion], initial:
     return not all(r.passed for r in score(rubric, initial, env, message, done))
 
 
+def conditional_scenario(plan: list[Step], condition: Condition, env: Environment,
+                         rng: random.Random) -> tuple[list[Step], Condition, Scenario] | None:
+    """Maybe a scenario for a conditional plan: its threshold stored in a colleague's email
+    (``tasks._threshold``); the plan and the condition with the email read first."""
+    if rng.random() >= RULE_SHARE:
+        return None
+    made = add_threshold_rule(plan, condition, env, rng)
+    if made is None:
+        return None
+    plan, condition, rule, record, note = made
+    return plan, condition, Scenario(persona=env.pool.user.name, planted=[record], rule=rule,
+                                     notes=[note])
+
+
 def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environment,
                   rng: random.Random, *, conditional: bool) -> tuple[list[Step], Scenario] | None:
     """Maybe a scenario for ``plan``: a trap, a rule, both or neither (then None). Traps come
     first (they remove a step); a conditional plan gets neither (its last write's branch would
-    move)."""
+    move: it may get a threshold rule, :func:`conditional_scenario`)."""
     if conditional:
         return None
     planted: list[Planted] = []

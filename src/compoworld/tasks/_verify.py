@@ -16,6 +16,7 @@ from compoworld.tasks._model import Condition, Criterion, Scenario, Step, Task
 from compoworld.tasks._mutations import answer_message, passing_mutations
 from compoworld.tasks._scenario import rule_matters, trap_matters
 from compoworld.tasks._temporal import shift_matters
+from compoworld.tasks._threshold import threshold_matters
 from compoworld.tasks._tradeoff import one_criterion_fails, tradeoffs
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
@@ -91,7 +92,10 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
     result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng)
     if scenario is not None:
         held = next((t for t in scenario.traps if t.kind == "exception"), None)
-        if scenario.rule is not None and scenario.rule.kind == "exception":
+        if scenario.rule is not None and scenario.rule.kind == "threshold":
+            result["rule_matters"] = condition is not None and threshold_matters(
+                plan, condition, rubric, initial, scratch, message)
+        elif scenario.rule is not None and scenario.rule.kind == "exception":
             result["rule_matters"] = held is not None and other_exception_fails(
                 plan, held, rubric, initial, scratch, message)
         elif scenario.rule is not None:
