@@ -4,6 +4,7 @@ plan, its words), each behind a gate that fails the plan ignoring it, each with 
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import date
 
 import pytest
@@ -15,7 +16,12 @@ from compoworld.tasks._check import score
 from compoworld.tasks._exceptions import other_exception_fails
 from compoworld.tasks._following import run_following
 from compoworld.tasks._model import Among, DateShift, Selection
-from compoworld.tasks._mutations import answer_message
+from compoworld.tasks._mutations import (
+    answer_message,
+    naive_mutations,
+    passing_mutations,
+    run_mutation,
+)
 from compoworld.tasks._scenario import trap_matters
 from compoworld.tasks._temporal import relation, shift_matters, shifted
 from compoworld.tasks._threshold import threshold_matters
@@ -261,3 +267,23 @@ def test_a_threshold_rule_sets_the_limit_and_a_limit_across_the_value_fails() ->
     verdict = verify_task(task)
     assert verdict["rule_matters"] and all(verdict.values()), verdict
     assert _oracle_score(task) == 1.0
+
+
+@pytest.mark.parametrize(("at", "kind", "probe"), [
+    (HELD_BACK, "exception", "ignore-trap"), (NAMESAKE, "decoy", "take-decoy"),
+    (TWO_CRITERIA, "tradeoff", "one-criterion")])
+def test_a_probe_that_misses_the_structure_is_made_and_fails(at, kind, probe) -> None:
+    task = _task(at, kind)
+    world = build_world(task)
+    message = answer_message([c for c in task.rubric if c.kind == "answer"])
+    made = {m.kind: m for m in naive_mutations(task.plan, task.scenario,
+                                               lambda: world.fork().env, message)}
+    assert probe in made
+    env = world.fork().env
+    done = run_mutation(made[probe], env)
+    assert not all(r.passed for r in score(task.rubric, world.env, env, message, done))
+    reference = world.fork().env
+    for step in task.plan:
+        reference.call(step.tool, step.arguments)
+    assert passing_mutations(task.plan, task.rubric, world.env, lambda: world.fork().env,
+                             reference, random.Random(0), task.scenario) == []

@@ -165,6 +165,25 @@ def decoy_matters(plan: list[Step], trap: Trap, rubric: list[Criterion], initial
     found = _listed(plan[trap.position].output, trap.record)
     if found is None:
         return False  # the read never shows it: no one could mistake it
+    swapped = decoy_plan(plan, trap)
+    if swapped is None:
+        return False
+    env = scratch()
+    ran = run_following(env, swapped)
+    if ran is None:
+        return True  # taking the decoy fails a call: it cannot pass
+    done = [(s.tool, s.arguments) for s in ran[0]]
+    return not all(r.passed for r in score(rubric, initial, env, message, done))
+
+
+def decoy_plan(plan: list[Step], trap: Trap) -> list[Step] | None:
+    """The plan an agent that takes the decoy follows (every value the read's item gives
+    read from the decoy instead; run it with ``run_following``); None when the read does not
+    list the decoy."""
+    assert trap.record is not None
+    found = _listed(plan[trap.position].output, trap.record)
+    if found is None:
+        return None
     field, index = found
     swapped = []
     for step in plan:
@@ -176,9 +195,4 @@ def decoy_matters(plan: list[Step], trap: Trap, rubric: list[Criterion], initial
                 src = src.model_copy(update={"path": f"{field}.{index}.{parts[2]}"})
             sources[name] = src
         swapped.append(step.model_copy(update={"sources": sources}))
-    env = scratch()
-    ran = run_following(env, swapped)
-    if ran is None:
-        return True  # taking the decoy fails a call: it cannot pass
-    done = [(s.tool, s.arguments) for s in ran[0]]
-    return not all(r.passed for r in score(rubric, initial, env, message, done))
+    return swapped

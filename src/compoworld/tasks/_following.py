@@ -24,11 +24,13 @@ def resolve(data: Any, source: ArgSource) -> Any:
     return data
 
 
-def run_following(env: Environment, plan: list[Step]
+def run_following(env: Environment, plan: list[Step], *, strict: bool = True
                   ) -> tuple[list[Step], list[list[Change]]] | None:
     """Run ``plan`` on ``env``, each found value re-read from the answers as they come (as an
     agent following the plan's words would): the plan as run, with its arguments and
-    answers, and each step's changes; None when a step fails or a value is not found."""
+    answers, and each step's changes; None when a step fails or a value is not found
+    (``strict=False``: go on, as a careless agent would — a refused call is kept, with the
+    refusal as its answer, and a value not found keeps the plan's)."""
     steps: list[Step] = []
     changes: list[list[Change]] = []
     for current in plan:
@@ -39,14 +41,16 @@ def run_following(env: Environment, plan: list[Step]
             try:
                 value = resolve(steps[src.step].output, src)
             except (LookupError, TypeError, ValueError, StopIteration):
-                return None
+                if strict:
+                    return None
+                continue
             arguments[name] = [value] if isinstance(current.arguments[name], list) and \
                 not isinstance(value, list) else value
         mark = len(env.changes() or ())
         envelope = env.call(current.tool, arguments)
-        if not envelope["success"]:
+        if not envelope["success"] and strict:
             return None
         steps.append(current.model_copy(update={"arguments": arguments,
-                                                "output": envelope["data"]}))
+                                                "output": envelope.get("data", envelope)}))
         changes.append((env.changes() or [])[mark:])
     return steps, changes

@@ -198,6 +198,18 @@ def tradeoffs(plan: list[Step]) -> list[tuple[int, Selection]]:
     return [found[key] for key in sorted(found)]
 
 
+def one_criterion_plans(plan: list[Step]) -> list[list[Step]]:
+    """The plans of agents that weigh one criterion of a choice only: the ranking alone, and
+    the second criterion alone where it picks an item (run them with ``run_following``)."""
+    out = []
+    for step, selection in tradeoffs(plan):
+        assert selection.among is not None
+        second = _alone(selection.among)
+        for alone in (selection.model_copy(update={"among": None}), *([second] if second else [])):
+            out.append(_rechosen(plan, step, selection, alone))
+    return out
+
+
 def one_criterion_fails(plan: list[Step], rubric: list[Criterion], initial: Environment,
                         scratch: Callable[[], Environment], message: str) -> bool:
     """Gate ``tradeoff_matters``: for each choice by two criteria, the plan that follows the

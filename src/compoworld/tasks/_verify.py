@@ -89,7 +89,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
               "steps_needed": needed, "no_leak": not leaked(text, described),
               "replays": replays}
     rng = random.Random(derive_seed(seed, "mutations"))
-    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng)
+    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng,
+                                                  scenario)
     if scenario is not None:
         held = next((t for t in scenario.traps if t.kind == "exception"), None)
         if scenario.rule is not None and scenario.rule.kind == "threshold":
