@@ -213,7 +213,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
         traded = add_tradeoff(plan, env, rng)
         if traded is not None and all(a.step is not None and a.step < traded[1]
-                                      for a in answers):
+                                      for a in answers):  # a report on the list: as it was
             ran = run_following(ctx.fresh_work(), traded[0])
             if ran is None:
                 return "tradeoff", signature

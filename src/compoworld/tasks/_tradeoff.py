@@ -155,7 +155,8 @@ def _rechosen(plan: list[Step], step: int, selection: Selection, to: Selection) 
 def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
                  ) -> tuple[list[Step], int] | None:
     """``plan`` with one ranked selection made a choice by two criteria (its arguments as
-    before: run it with :func:`run_following`), and the first step whose values it picks;
+    before: run it with :func:`run_following`), and the step whose list it chooses from (a
+    report on that step or later would tell of the item picked before: the caller checks);
     None where no list of the plan allows one, or the value it picks is the one picked before
     or the user's own (the request would say "my name": the choice would show in nothing)."""
     found: dict[tuple[int, str], tuple[Selection, list[Any]]] = {}
@@ -186,7 +187,7 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
                 return None  # the same value, or the user's own: the choice shows in nothing
     changed = [i for i, (a, b) in enumerate(zip(plan, traded, strict=True))
                if a.sources != b.sources]
-    return (traded, changed[0]) if changed else None
+    return (traded, step) if changed else None
 
 
 def tradeoffs(plan: list[Step]) -> list[tuple[int, Selection]]:
