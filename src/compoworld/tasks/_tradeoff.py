@@ -10,12 +10,7 @@ latest; so an agent that weighs one criterion only acts on the wrong record.
 Gate ``tradeoff_matters`` (:func:`one_criterion_fails`): the plan that follows either
 criterion alone fails the rubric.
 
-Example:
-    >>> from compoworld.tasks import generate_tasks
-    >>> tasks = list(generate_tasks(40, seed=0))
-    >>> all("multi-objective-tradeoff" in t.labels.capabilities for t in tasks
-    ...     if any(s.selection and s.selection.among for p in t.plan for s in p.sources.values()))
-    True
+The choice itself: :meth:`compoworld.tasks._model.Selection.pick` (its example).
 """
 
 from __future__ import annotations
