@@ -35,7 +35,12 @@ def test_a_conditional_write_is_done_exactly_when_the_found_value_says_so(condit
         assert "conditional-branching" in task.labels.capabilities
         assert holds(_value(task), condition.op, condition.threshold) == condition.holds
         assert (task.plan[-1] == condition.then) == condition.holds
-        assert "only if" in task.instruction and str(condition.threshold) in task.instruction
+        assert "only if" in task.instruction
+        rule = task.scenario.rule if task.scenario else None
+        if rule is not None and rule.kind == "threshold":  # the limit is in the email only
+            assert rule.author in task.instruction and rule.value == condition.threshold
+        else:
+            assert str(condition.threshold) in task.instruction
         assert str(_value(task)) not in task.instruction  # the agent must look it up
         assert condition.then.tool.split("__")[0] in task.involved
 

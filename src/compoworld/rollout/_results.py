@@ -17,7 +17,8 @@ def get_path(data: Any, parts: list[str]) -> Any:
 
 def resolve(data: Any, source: ArgSource) -> Any:
     """The value at ``source.path`` in a step's answer; where the source picks an item of a
-    list by the max/min of a field, the item is picked again in ``data``.
+    list by the max/min of a field (among those a second criterion admits), the item is
+    picked again in ``data``.
 
     Raises:
         LookupError: The path is not in ``data``; ValueError: nothing to pick from.
@@ -25,11 +26,7 @@ def resolve(data: Any, source: ArgSource) -> Any:
     parts = (source.path or "").split(".") if source.path else []
     if source.selection is not None:
         at = next(i for i, p in enumerate(parts) if p.isdigit())
-        items = get_path(data, parts[:at])
-        by = source.selection.by
-        ranked = [i for i, item in enumerate(items) if isinstance(item, dict) and by in item]
-        pick = max if source.selection.order == "max" else min
-        parts[at] = str(pick(ranked, key=lambda i: items[i][by]))
+        parts[at] = str(source.selection.pick(get_path(data, parts[:at])))
     return get_path(data, parts)
 
 

@@ -179,7 +179,8 @@ def _mutations_of(task_json: str) -> dict[str, Mutation]:
     rng = random.Random(derive_seed(task.seed, "probe", task.id))
     found = {m.kind: m for m, env, _ in wrong_mutations(task.plan, task.rubric, world.env,
                                                          lambda: world.fork().env,
-                                                         reference.env, rng)}
+                                                         reference.env, rng,
+                                                         task.scenario)}
     world.env.close()
     return found
 

@@ -22,12 +22,21 @@ from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, context, warm
 from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout, separate
+from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
-from compoworld.tasks._scenario import RULE_SERVICE, make_scenario, plant, run_planted
+from compoworld.tasks._scenario import (
+    RULE_SERVICE,
+    conditional_scenario,
+    make_scenario,
+    plant,
+    run_planted,
+)
+from compoworld.tasks._temporal import TEMPORAL_SHARE, add_temporal
+from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
@@ -223,10 +232,33 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         signature = _signature(plan, condition)
         if seen is not None and signature in seen:
             return "duplicate", signature
+    if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
+        traded = add_tradeoff(plan, env, rng)
+        if traded is not None and all(a.step is not None and a.step < traded[1]
+                                      for a in answers):  # a report on the list: as it was
+            ran = run_following(ctx.fresh_work(), traded[0])
+            if ran is None:
+                return "tradeoff", signature
+            plan, changes = ran
+    if rng.random() < TEMPORAL_SHARE:
+        dated = add_temporal(plan, env, rng)
+        ran = run_planted(ctx.fresh_work(), dated) if dated is not None else None
+        if ran is not None:
+            plan, changes = ran
+        elif dated is not None:  # the moved date is refused: the plan as it was
+            ran = run_planted(ctx.fresh_work(), plan)
+            if ran is None:
+                return "replay", signature
+            plan, changes = ran
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
     staged = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    if condition is not None:
+        limited = conditional_scenario(plan, condition, env, rng)
+        if limited is not None:
+            plan, condition, scenario = limited
+            staged = plan, scenario
     before = plan
     if staged is not None:
         plan, scenario = staged

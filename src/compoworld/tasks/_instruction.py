@@ -19,7 +19,7 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import Condition, Criterion, Rule, Step, Trap
 from compoworld.tasks._phrasing import _action, long_date
 from compoworld.tasks._request import Request
-from compoworld.tasks._scenario import shift_sources
+from compoworld.tasks._stored import shift_sources
 from compoworld.types import derive_seed
 
 __all__ = ["_action", "instruction", "leaked", "system_prompt"]
@@ -107,16 +107,19 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
             plan gives the same text, byte for byte.
         rule: A rule stored in the world (``Scenario.rule``): the values it sets and the item
             it picks are described by the rule, never stated.
-        traps: Idempotency traps (``Scenario.traps``): the create the plan leaves out is asked
-            for where it stood, "unless there already is one".
+        traps: The scenario's traps (``Scenario.traps``): the step the plan leaves out is
+            asked for where it stood — an idempotency trap's create "unless there already is
+            one", an exception's write with the batch's others (the note says which to skip).
     """
     rng = rng or _rng(plan)
     steps = [*plan, condition.then] if condition is not None and not condition.holds else plan
     unless: set[int] = set()
-    for trap in sorted(traps, key=lambda t: t.position):
+    for trap in sorted((t for t in traps if t.kind != "decoy"), key=lambda t: t.position):
         at = trap.position
         steps = [*steps[:at], trap.step, *(shift_sources(s, 1, at) for s in steps[at:])]
-        unless.add(at)
+        unless = {u + 1 if u >= at else u for u in unless}
+        if trap.kind == "idempotency":
+            unless.add(at)  # an item held back is asked for with the others: the note says
         if answer is not None and answer.step is not None and answer.step >= at:
             answer = answer.model_copy(update={"step": answer.step + 1})
     request = Request(steps, env, condition, rule=rule, unless=frozenset(unless))

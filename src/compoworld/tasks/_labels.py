@@ -19,10 +19,13 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     """The labels of a task, in the release's order:
 
     * ``conditional-branching`` — a write is done only if a value found is above/below a
-      threshold; ``temporal-reasoning`` when that value is a date;
+      threshold; ``temporal-reasoning`` when that value is a date, or when a write's date is
+      said relative to a date found ("the Tuesday after the due date", ``tasks._temporal``);
     * ``sequential-dependency`` — a step takes a value an earlier step found;
     * ``cross-env-constraint`` — a value found in one service fills another's parameter;
     * ``ranked-selection`` — a value comes from the list item with the max/min of a field;
+      ``multi-objective-tradeoff`` when a second criterion narrows the list first ("the
+      cheapest among those rated above 3", ``tasks._tradeoff``);
     * ``data-transformation`` — an argument is computed from found values (a sum);
     * ``fan-in-aggregation`` — a computed value aggregates a list, or one write draws on
       answers of two services or more;
@@ -30,7 +33,9 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
       (a reference parameter filled from an earlier answer);
     * ``fan-out`` — the same write is made more than once (over several records);
     * ``explore-then-act`` — a rule stored in the world sets a value (the agent must find it);
-    * ``idempotency-check`` — what one step would create is already there (a trap).
+    * ``idempotency-check`` — what one step would create is already there (a trap);
+    * ``batch-with-exceptions`` — a fan-out leaves out the item a rule stored in the world
+      holds back (``tasks._exceptions``).
     """
     found: set[Capability] = set()
     if condition is not None:
@@ -48,12 +53,16 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             found.add("sequential-dependency")
             origin = _service(plan[source.step])
             origins.add(origin)
-            if source.kind == "computed":
+            if source.kind == "computed" and source.op == "shift":
+                found.add("temporal-reasoning")
+            elif source.kind == "computed":
                 found |= {"data-transformation", "fan-in-aggregation"}
             if origin != _service(step):
                 found.add("cross-env-constraint")
             if source.selection is not None:
                 found.add("ranked-selection")
+                if source.selection.among is not None:
+                    found.add("multi-objective-tradeoff")
             if tool.kind == "write" and name in refs:
                 found.add("referential-integrity")
         if tool.kind == "write" and len(origins) >= 2:
@@ -64,9 +73,18 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     if scenario is not None:
         if scenario.rule is not None:
             found.add("explore-then-act")
-            target = plan[scenario.rule.step]
+            held = [t.step for t in scenario.traps if t.kind == "exception"]
+            if scenario.rule.kind == "threshold" and condition is not None:
+                target = condition.then
+            elif scenario.rule.kind == "exception" and held:
+                target = held[0]
+            else:
+                target = plan[scenario.rule.step]
             if _service(target) != _service(plan[0]):
                 found.add("cross-env-constraint")
-        if scenario.traps:
+        kinds = {trap.kind for trap in scenario.traps}
+        if "idempotency" in kinds:
             found.add("idempotency-check")
+        if "exception" in kinds:
+            found.add("batch-with-exceptions")
     return [c for c in typing.get_args(Capability) if c in found]

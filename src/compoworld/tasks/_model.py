@@ -13,23 +13,92 @@ Capability = Literal["conditional-branching", "cross-env-constraint", "sequentia
                      "error-recovery"]
 """The release's fourteen capability labels; a task carries those its structure has."""
 CriterionKind = Literal["state", "answer", "call", "no_collateral"]
+RuleKind = Literal["value", "selection", "exception", "threshold"]
+"""What a rule stored in the world sets: a write's value, which list item to take, which item
+of a batch to leave out, the limit a conditional write depends on."""
+TrapKind = Literal["idempotency", "exception", "decoy"]
+"""Why the naive plan's extra step is wrong: it duplicates a record, or it acts on an item the
+rule holds back."""
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Among(_Model):
+    """The second criterion of a two-criteria choice: only the items whose ``by`` is above
+    (``gt``) or below (``lt``) ``threshold`` count ("among those rated above 3"), or equals
+    it (``eq``: a status, a flag: "among those still open"); a date threshold (ISO text)
+    compares by day ("among those due after 2026-03-05")."""
+
+    by: str
+    op: Literal["gt", "lt", "eq"]
+    threshold: float | int | str | bool
+
+    def admits(self, item: Any) -> bool:
+        """Whether ``item`` (a dict) meets the criterion (an item without the field: no)."""
+        value = item.get(self.by) if isinstance(item, dict) else None
+        if self.op == "eq":
+            return value is not None and value == self.threshold
+        if value is None or isinstance(value, bool):
+            return False
+        if isinstance(self.threshold, str):  # a date: by day
+            day = str(value)[:10]
+            return day > self.threshold if self.op == "gt" else day < self.threshold
+        try:
+            return bool(value > self.threshold if self.op == "gt" else value < self.threshold)
+        except TypeError:
+            return False
+
+
 class Selection(_Model):
-    """How one item of a list answer is chosen: the one with the max/min ``by``."""
+    """How one item of a list answer is chosen: the one with the max/min ``by`` — among the
+    items ``among`` admits, when the choice has two criteria (``multi-objective-tradeoff``:
+    "the cheapest of those rated above 3")."""
 
     by: str
     order: Literal["max", "min"]
+    among: Among | None = None
+
+    def candidates(self, items: list[Any]) -> list[int]:
+        """The indices of the items this selection ranks (they hold ``by``; ``among`` admits
+        them)."""
+        return [i for i, item in enumerate(items) if isinstance(item, dict)
+                and item.get(self.by) is not None
+                and (self.among is None or self.among.admits(item))]
+
+    def pick(self, items: list[Any]) -> int:
+        """The index of the item this selection singles out (the first, on a tie).
+
+        Raises:
+            ValueError: No item of ``items`` is ranked.
+
+        Example:
+            >>> cheap = Selection(by="price", order="min",
+            ...                   among=Among(by="rating", op="gt", threshold=3))
+            >>> cheap.pick([{"price": 5, "rating": 2}, {"price": 9, "rating": 4},
+            ...             {"price": 7, "rating": 5}])
+            2
+        """
+        ranked = self.candidates(items)
+        best = max if self.order == "max" else min
+        return best(ranked, key=lambda i: items[i][self.by])
+
+
+class DateShift(_Model):
+    """A date said relative to another: ``n`` days (``days``, negative: before), ``n``
+    business days (``business_days``: Monday to Friday), or the first weekday ``n`` after it
+    (``weekday``: 0 is Monday; "the Tuesday after")."""
+
+    unit: Literal["days", "business_days", "weekday"]
+    n: int
 
 
 class ArgSource(_Model):
     """Where an argument's value comes from: the user states it (``user``), an earlier step's
     answer holds it (``step``, at ``path``), it is computed from an earlier answer
-    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts), or
+    (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts —
+    or the date at ``path`` moved by ``shift``), or
     a rule stored in the world sets it (``rule``: the record step ``step`` finds states it, in
     words; see ``Scenario.rule``)."""
 
@@ -40,8 +109,11 @@ class ArgSource(_Model):
     selection: Selection | None = None
     each: bool = False
     """A fan-out: the write is done for each item of the list, this one for item ``path``'s."""
-    op: Literal["sum"] | None = None
+    op: Literal["sum", "shift"] | None = None
     paths: list[str] = []
+    shift: DateShift | None = None
+    """``op="shift"``: the date at ``path`` of step ``step``'s answer, moved by this ("two
+    business days before the due date of that invoice")."""
 
 
 class Step(_Model):
@@ -129,9 +201,14 @@ class Rule(_Model):
     ``value``: the email sets the value of ``step``'s ``param``. ``selection``: the email says
     which item of a list to take ("always the one with the latest close date"): every argument
     of the plan whose source is ``kind="rule"`` with a selection is picked by it.
+    ``exception``: the email holds one item of a fan-out back ("leave Acme Corp out: on
+    hold"): ``value`` names it, ``param`` is the item's field that holds the name, and the
+    write left out for it is the scenario's trap of kind ``exception`` (at ``step``).
+    ``threshold``: the email sets the task's condition's threshold (``value``; ``param`` is
+    the condition's path): "only if the balance is more than the limit in Dana's email".
     """
 
-    kind: Literal["value", "selection"] = "value"
+    kind: RuleKind = "value"
     author: str
     subject: str
     step: int
@@ -141,14 +218,26 @@ class Rule(_Model):
 
 
 class Trap(_Model):
-    """An idempotency trap: what ``step`` would create is already in the world (planted), so
-    the plan leaves it out and doing it again is a duplicate the rubric fails."""
+    """A step the naive plan makes and the reference leaves out, because of what the world
+    holds; doing it fails the rubric.
 
-    kind: Literal["idempotency"] = "idempotency"
+    * ``idempotency`` — what ``step`` would create is already in the world (planted): doing
+      it again is a duplicate.
+    * ``exception`` — ``step`` is one write of a fan-out, for the item the rule's email holds
+      back (``Rule.kind == "exception"``): doing it changes a record nobody asked to change.
+    * ``decoy`` — ``record`` (planted in ``table``) has the name of the one the read ``step``
+      (at ``position``, kept in the plan) finds; the instruction says which one is meant.
+      Taking the decoy's values writes the wrong ones.
+    """
+
+    kind: TrapKind = "idempotency"
     table: str
     step: Step
     position: int
-    """Where the left-out step stood in the plan (for the naive plan the gate runs)."""
+    """Where the left-out step stood in the plan (for the naive plan the gate runs); for a
+    decoy, where the read that lists it stands."""
+    record: str | None = None
+    """A decoy's id."""
 
 
 class Scenario(_Model):

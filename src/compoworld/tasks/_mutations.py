@@ -22,12 +22,17 @@ from typing import Any
 
 from compoworld.service import SEPARATOR, Environment, Tool, sample_arguments
 from compoworld.tasks._check import Call, _candidates, score
+from compoworld.tasks._decoys import decoy_plan
 from compoworld.tasks._diff import Net, kind_of, run_diff
-from compoworld.tasks._model import Criterion, Step
+from compoworld.tasks._following import run_following
+from compoworld.tasks._model import Criterion, Scenario, Step
+from compoworld.tasks._tradeoff import one_criterion_plans
 
 MUTATION_KINDS = ("twin-write", "wrong-record", "sweep", "repeat-write", "extra-write",
-                  "sibling-write", "partial", "near-answer", "hedge-answer")
-"""Every kind of mutation, in the order :func:`mutations` makes them."""
+                  "sibling-write", "partial", "near-answer", "hedge-answer", "ignore-trap",
+                  "take-decoy", "one-criterion")
+"""Every kind of mutation, in the order :func:`mutations` then :func:`naive_mutations` make
+them."""
 
 SWEEP_LIMIT = 50
 """Other records a sweep touches, at most."""
@@ -163,6 +168,31 @@ def mutations(plan: list[Step], env: Environment, answers: list[Criterion],
     return out
 
 
+def naive_mutations(plan: list[Step], scenario: Scenario | None,
+                    scratch: Callable[[], Environment], right: str) -> list[Mutation]:
+    """What an agent does that misses the task's structure: ``ignore-trap`` — it makes the
+    step a trap leaves out (the duplicate create, the write for the item held back);
+    ``take-decoy`` — it acts on the namesake; ``one-criterion`` — it chooses by one criterion
+    of two. (The generation gates run the same plans; as probes they go through the episode
+    loop and scorer.)"""
+    out: list[Mutation] = []
+    traps = scenario.traps if scenario is not None else []
+    left_out = [t for t in traps if t.kind != "decoy"]
+    if left_out:
+        trap = left_out[0]
+        naive = [*plan[:trap.position], trap.step, *plan[trap.position:]]
+        out.append(Mutation("ignore-trap", tuple(_plan_calls(naive)), right))
+    followed: list[tuple[str, list[Step] | None]] = [
+        ("take-decoy", decoy_plan(plan, t)) for t in traps if t.kind == "decoy"][:1]
+    followed += [("one-criterion", p) for p in one_criterion_plans(plan)][:1]
+    for kind, naive_plan in followed:
+        ran = (run_following(scratch(), naive_plan, strict=False)
+               if naive_plan is not None else None)
+        if ran is not None:
+            out.append(Mutation(kind, tuple(_plan_calls(ran[0])), right))
+    return out
+
+
 def _effect(net: Net, rubric: list[Criterion]) -> list[tuple[Any, ...]]:
     """A run's effect, comparable across runs: creations by content (ids and the fields the
     rubric declares free left out), updates and deletions by record."""
@@ -191,7 +221,8 @@ def run_mutation(mutation: Mutation, env: Environment) -> list[Call]:
 
 def wrong_mutations(plan: list[Step], rubric: list[Criterion], initial: Environment,
                     scratch: Callable[[], Environment], reference: Environment,
-                    rng: random.Random) -> Iterator[tuple[Mutation, Environment, list[Call]]]:
+                    rng: random.Random, scenario: Scenario | None = None
+                    ) -> Iterator[tuple[Mutation, Environment, list[Call]]]:
     """The mutations of ``plan`` that are wrong trajectories — their effect differs from the
     reference's, or their message states other values — each with the environment it left and
     the calls that succeeded there. Lazily: ``scratch`` may give the same environment, reset,
@@ -199,7 +230,9 @@ def wrong_mutations(plan: list[Step], rubric: list[Criterion], initial: Environm
     answers = [c for c in rubric if c.kind == "answer"]
     expected = _effect(run_diff(initial, reference), rubric)
     right = answer_message(answers)
-    for mutation in mutations(plan, initial, answers, rng):
+    made = [*mutations(plan, initial, answers, rng),
+            *naive_mutations(plan, scenario, scratch, right)]
+    for mutation in made:
         env = scratch()
         done = run_mutation(mutation, env)
         if mutation.message == right and _effect(run_diff(initial, env), rubric) == expected:
@@ -209,9 +242,9 @@ def wrong_mutations(plan: list[Step], rubric: list[Criterion], initial: Environm
 
 def passing_mutations(plan: list[Step], rubric: list[Criterion], initial: Environment,
                       scratch: Callable[[], Environment], reference: Environment,
-                      rng: random.Random) -> list[str]:
+                      rng: random.Random, scenario: Scenario | None = None) -> list[str]:
     """The kinds of the wrong mutations of ``plan`` (:func:`wrong_mutations`) that pass every
     criterion of ``rubric``; a sound rubric: none."""
     return [mutation.kind for mutation, env, done
-            in wrong_mutations(plan, rubric, initial, scratch, reference, rng)
+            in wrong_mutations(plan, rubric, initial, scratch, reference, rng, scenario)
             if all(r.passed for r in score(rubric, initial, env, mutation.message, done))]

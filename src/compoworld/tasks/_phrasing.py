@@ -8,6 +8,8 @@ import re
 from datetime import date
 from typing import Any
 
+from compoworld.tasks._model import Among
+
 # -- words from identifiers ------------------------------------------------------------------
 
 _ACRONYMS = frozenset({"id", "url", "sms", "api", "crm", "ats", "hris", "eu", "vat", "iban",
@@ -242,6 +244,27 @@ def superlative(by: str, order: str, entity: str) -> str:
     if any(word in by for word in _AMOUNTS):
         return f"the {entity} with the {'largest' if most else 'smallest'} {label}"
     return f"the {entity} with the {'highest' if most else 'lowest'} {label}"
+
+
+def among(criterion: Among | None) -> str:
+    """A choice's second criterion, after its superlative: " among those whose rating is more
+    than 3" ("" for none)."""
+    if criterion is None:
+        return ""
+    if criterion.op == "eq":
+        label = words(criterion.by)
+        if isinstance(criterion.threshold, bool):
+            flag = label.removeprefix("is ")
+            return f" among those {'' if criterion.threshold else 'not '}{flag}"
+        return f" among those whose {label} is {literal(criterion.threshold)}"
+    if isinstance(criterion.threshold, str):
+        when = "after" if criterion.op == "gt" else "before"
+        for pattern, verb in _EVENTS:
+            if pattern.match(criterion.by):
+                return f" among those that {verb.removeprefix('was ')} {when} {criterion.threshold}"
+        return f" among those whose {words(criterion.by)} is {when} {criterion.threshold}"
+    more = "more than" if criterion.op == "gt" else "less than"
+    return f" among those whose {words(criterion.by)} is {more} {criterion.threshold}"
 
 
 _EVENTS = ((re.compile(r"^(?:created|added)(?:_(?:at|on|date))?$"), "was created"),

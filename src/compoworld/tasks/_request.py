@@ -16,6 +16,7 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import ArgSource, Condition, Criterion, Rule, Selection, Step
 from compoworld.tasks._phrasing import (
     action,
+    among,
     article,
     compare,
     family,
@@ -31,6 +32,7 @@ from compoworld.tasks._phrasing import (
     words,
 )
 from compoworld.tasks._service_names import display_name
+from compoworld.tasks._temporal import relation
 from compoworld.tasks._vocabulary import (
     BY,
     COMPANIES,
@@ -146,7 +148,8 @@ class Request:
             if selection is not None and self._ruled(selection):
                 return f"the {item} of {outer} that {self.rule.author}'s rule says to take"  # type: ignore[union-attr]
             if selection is not None:
-                return f"{superlative(selection.by, selection.order, item)} of {outer}"
+                return (f"{superlative(selection.by, selection.order, item)}"
+                        f"{among(selection.among)} of {outer}")
             return f"the {item} of {outer}"
         chain = self._chain(i)
         if chain is not None:
@@ -168,7 +171,8 @@ class Request:
             if self._ruled(selection):
                 return (f"the {entity}{where}{filters} that {self.rule.author}'s rule "  # type: ignore[union-attr]
                         f"says to take")
-            return f"{superlative(selection.by, selection.order, entity)}{where}{filters}"
+            return (f"{superlative(selection.by, selection.order, entity)}"
+                    f"{among(selection.among)}{where}{filters}")
         return f"the {entity}{where}{filters}" if nested else f"the {entity}{filters}{where}"
 
     def _ruled(self, selection: Selection) -> bool:
@@ -232,6 +236,11 @@ class Request:
             item = int((source.path or "0.0").split(".")[1])
             return (f"the {words(last_field(source.path))} of the {ORDINALS[item]} of "
                     f"{self.record(source.step, whole=True)}")
+        if source.kind == "computed" and source.shift is not None:  # a date said relative
+            on = source.path or ""
+            holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
+                      self.record(source.step, source.selection, path=on))
+            return f"{relation(source.shift)} the {words(last_field(on))} of {holder}"
         if source.kind == "computed":
             first = (source.paths[0] if source.paths else "amount").split(".")
             field = words(first[-1])
@@ -453,6 +462,13 @@ class Request:
         condition = self.condition
         assert condition is not None
         owner = self.record(condition.source, path=condition.path)
+        if self.rule is not None and self.rule.kind == "threshold":  # never said: where it is
+            dated = isinstance(condition.threshold, str)
+            side = ("after" if condition.op == "gt" else "before") if dated else (
+                "more than" if condition.op == "gt" else "less than")
+            limit = f"the {'cutoff date' if dated else 'limit'} {self.rule.author} set in their email"
+            return (f" — but only if the {words(last_field(condition.path))} of {owner} is "
+                    f"{side} {limit}; otherwise leave that alone")
         clause = compare(last_field(condition.path), condition.op, condition.threshold, owner)
         return f" — but only if {clause}; otherwise leave that alone"
 

@@ -22,14 +22,17 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from datetime import datetime, time, timedelta
 from typing import Any
 
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._check import score
+from compoworld.tasks._decoys import add_decoy
 from compoworld.tasks._diff import kind_of, net_changes
+from compoworld.tasks._exceptions import add_exception, has_batch
+from compoworld.tasks._following import resolve
 from compoworld.tasks._model import (
     ArgSource,
+    Condition,
     Criterion,
     Planted,
     Rule,
@@ -38,8 +41,9 @@ from compoworld.tasks._model import (
     Step,
     Trap,
 )
-from compoworld.tasks._phrasing import plural, singular
-from compoworld.types import Person
+from compoworld.tasks._phrasing import among
+from compoworld.tasks._stored import RULE_SERVICE, colleague, email, list_things, shift_sources
+from compoworld.tasks._threshold import add_threshold_rule
 
 RULE_SHARE = 0.7
 """Share of attempts that try to store a rule in the world (where the plan allows one): the
@@ -47,8 +51,6 @@ release's mix, where 14 of its 20 sampled tasks depend on a rule the agent must 
 TRAP_SHARE = 0.35
 """Share of attempts that try an idempotency trap (where the plan allows one): the release's
 mix, where 7 of its 20 sampled tasks hold one."""
-RULE_SERVICE = "mail"
-"""Where rules are stored: a colleague's email in the user's mailbox."""
 
 
 def plant(env: Environment, planted: list[Planted]) -> Environment:
@@ -70,14 +72,6 @@ def _entity_of(step_changes: list[Change]) -> tuple[str, str] | None:
     table = next(iter(net))[0]
     service, entity = table.split(SEPARATOR, 1)
     return service, entity
-
-
-def shift_sources(step: Step, by: int, at: int) -> Step:
-    """``step`` with its sources to steps at ``at`` or later moved by ``by``."""
-    return step.model_copy(update={"sources": {
-        name: src.model_copy(update={"step": src.step + by})
-        if src.step is not None and src.step >= at else src
-        for name, src in step.sources.items()}})
 
 
 _POLICY_WORDS = ("priority", "status", "type", "category", "source", "tag", "stage", "folder",
@@ -111,30 +105,6 @@ def _rule_value(step: Step, name: str, env: Environment) -> bool:
     return isinstance(value, int | float) and value > 0
 
 
-def _colleague(env: Environment, rng: random.Random) -> Person:
-    user = env.pool.user
-    people = [p for p in env.pool.people if p.company == user.company and p != user]
-    return people[rng.randrange(len(people))] if people else env.pool.people[0]
-
-
-def _message_id(rng: random.Random) -> str:
-    return f"ms_{rng.getrandbits(32):08x}"
-
-
-def _email(env: Environment, rng: random.Random, author: Person, subject: str,
-           body: str) -> Planted:
-    """A colleague's email in the user's inbox, sent in the last week, not read yet."""
-    user = env.pool.user
-    sent = datetime.combine(env.today - timedelta(days=1 + rng.randrange(6)),
-                            time(9 + rng.randrange(8), rng.randrange(60)))
-    record = _message_id(rng)
-    return Planted(service=RULE_SERVICE, entity="message", values={
-        "id": record, "thread_id": record, "folder": "inbox", "status": "received",
-        "sender": author.email, "sender_name": author.name, "to": [user.email], "cc": [],
-        "subject": subject, "body": body, "sent_at": sent.isoformat(), "is_read": False,
-        "is_starred": False})
-
-
 def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
              rng: random.Random) -> tuple[list[Step], Rule, Planted, str] | None:
     """Move one user-stated value of a write into a colleague's email: the new plan (the email
@@ -159,14 +129,14 @@ def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
     step = plan[index]
     entity = _entity_of(changes[index])
     assert entity is not None
-    author = _colleague(env, rng)
+    author = colleague(env, rng)
     if str(step.arguments[name]).casefold() in author.name.casefold():
         return None
     user = env.pool.user
     label, things = _label(name), _label(entity[1]) + "s"
     subject = f"{label.capitalize()} for {things}"
     value = step.arguments[name]
-    planted = _email(env, rng, author, subject, (
+    planted = email(env, rng, author, subject, (
         f"Hi {user.first_name},\n\nA quick one on {things}: from now on, please use "
         f"{value} as the {label} whenever you add or change one. That keeps our records "
         f"consistent across the tools.\n\nThanks,\n{author.first_name}"))
@@ -191,19 +161,11 @@ def which(selection: Selection) -> str:
     dated = any(word in by for word in _DATED)
     most = ("latest" if selection.order == "max" else "earliest") if dated else (
         "highest" if selection.order == "max" else "lowest")
-    return f"{most} {_label(by)}"
+    return f"{most} {_label(by)}{among(selection.among)}"
 
 
 def _flipped(selection: Selection) -> Selection:
     return selection.model_copy(update={"order": "min" if selection.order == "max" else "max"})
-
-
-def _things(step: Step) -> str:
-    """What a list read returns, in words ("deals" from ``list_deals``)."""
-    name = step.tool.split(SEPARATOR, 1)[1]
-    words = [w for w in name.split("_") if w not in ("list", "get", "search", "find", "all",
-                                                      "by", "for", "my")]
-    return plural(singular(" ".join(words))) if words else "records"
 
 
 def selected(plan: list[Step], selection: Selection | None = None) -> dict[tuple[int, str], Any]:
@@ -216,7 +178,7 @@ def selected(plan: list[Step], selection: Selection | None = None) -> dict[tuple
             if source.kind == "rule" and source.selection is not None and source.step is not None:
                 picked = source if selection is None else source.model_copy(
                     update={"selection": selection})
-                out[(i, name)] = _resolve(plan[source.step].output, picked)
+                out[(i, name)] = resolve(plan[source.step].output, picked)
     return out
 
 
@@ -228,12 +190,12 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
     selection's opposite picks another single item."""
     if RULE_SERVICE not in env.services:
         return None
-    options = sorted({(src.step, src.selection.by, src.selection.order)
-                      for s in plan for src in s.sources.values()
-                      if src.kind == "step" and src.step is not None and src.selection})
+    found = {(src.step, src.selection.model_dump_json()): src.selection
+             for s in plan for src in s.sources.values()
+             if src.kind == "step" and src.step is not None and src.selection}
+    options = [(step, found[(step, key)]) for step, key in sorted(found)]
     rng.shuffle(options)
-    for source_step, by, order in options:
-        selection = Selection(by=by, order=order)
+    for source_step, selection in options:
         moved = [shift_sources(s, 1, 0) for s in plan]
         for i, step in enumerate(moved):
             moved[i] = step.model_copy(update={"sources": {
@@ -249,11 +211,11 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
             continue
         if other == selected(full) or not _single(plan[source_step].output, full, selection):
             continue  # the opposite rule would pick the same item, or no single one
-        author = _colleague(env, rng)
+        author = colleague(env, rng)
         user = env.pool.user
-        things = _things(plan[source_step])
+        things = list_things(plan[source_step])
         subject = f"Which {things} to go with"
-        planted = _email(env, rng, author, subject, (
+        planted = email(env, rng, author, subject, (
             f"Hi {user.first_name},\n\nWhen more than one of our {things} fits what you "
             f"are looking for, always go with the one with the {which(selection)}. "
             f"Please don't pick by hand.\n\nThanks,\n{author.first_name}"))
@@ -279,8 +241,8 @@ def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
                 items = output
                 for part in parts[:at]:
                     items = items[int(part)] if isinstance(items, list) else items[part]
-                values: list[Any] = [item.get(flipped.by) for item in items
-                          if isinstance(item, dict) and item.get(flipped.by) is not None]
+                values: list[Any] = [items[k].get(flipped.by) for k in flipped.candidates(items)
+                                     if items[k].get(flipped.by) is not None]
                 if not values:
                     return False
                 best = max(values) if flipped.order == "max" else min(values)
@@ -371,24 +333,54 @@ def trap_matters(plan: list[Step], trap: Trap, rubric: list[Criterion], initial:
     return not all(r.passed for r in score(rubric, initial, env, message, done))
 
 
+def conditional_scenario(plan: list[Step], condition: Condition, env: Environment,
+                         rng: random.Random) -> tuple[list[Step], Condition, Scenario] | None:
+    """Maybe a scenario for a conditional plan: its threshold stored in a colleague's email
+    (``tasks._threshold``); the plan and the condition with the email read first."""
+    if rng.random() >= RULE_SHARE:
+        return None
+    made = add_threshold_rule(plan, condition, env, rng)
+    if made is None:
+        return None
+    plan, condition, rule, record, note = made
+    return plan, condition, Scenario(persona=env.pool.user.name, planted=[record], rule=rule,
+                                     notes=[note])
+
+
 def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environment,
                   rng: random.Random, *, conditional: bool) -> tuple[list[Step], Scenario] | None:
     """Maybe a scenario for ``plan``: a trap, a rule, both or neither (then None). Traps come
     first (they remove a step); a conditional plan gets neither (its last write's branch would
-    move)."""
+    move: it may get a threshold rule, :func:`conditional_scenario`)."""
     if conditional:
         return None
     planted: list[Planted] = []
     notes: list[str] = []
     traps: list[Trap] = []
     rule = None
+    if has_batch(plan) and rng.random() < RULE_SHARE:
+        held = add_exception(plan, changes, env, rng)
+        if held is not None:
+            plan, rule, trap, record, note = held
+            return plan, Scenario(persona=env.pool.user.name, planted=[record], rule=rule,
+                                  traps=[trap], notes=[note])
     if rng.random() < TRAP_SHARE:
-        made = add_trap(plan, changes, env, rng)
+        # a duplicate to avoid or a namesake to leave alone, whichever the plan allows (in a
+        # drawn order when it allows both)
+        decoy_first = rng.random() < 0.5
+        decoy = add_decoy(plan, env, rng) if decoy_first else None
+        made = add_trap(plan, changes, env, rng) if decoy is None else None
         if made is not None:
             changes = [c for k, c in enumerate(changes) if k != made[1].position]
             plan, trap, record = made
             traps.append(trap)
             planted.append(record)
+        elif decoy is None and not decoy_first:
+            decoy = add_decoy(plan, env, rng)
+        if decoy is not None:
+            traps.append(decoy[0])
+            planted.append(decoy[1])
+            notes.append(decoy[2])
     if rng.random() < RULE_SHARE:
         made_rule = add_rule(plan, changes, env, rng) or add_selection_rule(plan, env, rng)
         if made_rule is not None:
@@ -404,24 +396,6 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
                           notes=notes)
 
 
-def _resolve(data: Any, source: ArgSource) -> Any:
-    """The value ``source`` points at in ``data`` (a selection re-picks its item by max/min,
-    as an agent reading the answer would)."""
-    parts = (source.path or "").split(".") if source.path else []
-    if source.selection is not None:
-        at = next(i for i, p in enumerate(parts) if p.isdigit())
-        items = data
-        for part in parts[:at]:
-            items = items[int(part)] if isinstance(items, list) else items[part]
-        ranked = [i for i, item in enumerate(items)
-                  if isinstance(item, dict) and source.selection.by in item]
-        pick = max if source.selection.order == "max" else min
-        parts[at] = str(pick(ranked, key=lambda i: items[i][source.selection.by]))  # type: ignore[union-attr]
-    for part in parts:
-        data = data[int(part)] if isinstance(data, list) else data[part]
-    return data
-
-
 def run_planted(env: Environment, plan: list[Step]) -> tuple[list[Step], list[list[Change]]] | None:
     """Run ``plan`` on ``env`` (its records planted): the plan with each step's answer as it
     is now, and each step's changes; None when a step fails or an argument an earlier answer
@@ -434,7 +408,7 @@ def run_planted(env: Environment, plan: list[Step]) -> tuple[list[Step], list[li
                     source.kind == "rule" and source.selection is not None)):
                 continue
             try:
-                value = _resolve(steps[source.step].output, source)
+                value = resolve(steps[source.step].output, source)
             except (LookupError, TypeError, ValueError, StopIteration):
                 return None
             expected = step.arguments[name]

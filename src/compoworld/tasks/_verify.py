@@ -8,11 +8,16 @@ from collections.abc import Callable
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._condition import branch_matters
+from compoworld.tasks._decoys import decoy_matters
 from compoworld.tasks._diff import net_changes
+from compoworld.tasks._exceptions import other_exception_fails
 from compoworld.tasks._instruction import leaked
 from compoworld.tasks._model import Condition, Criterion, Scenario, Step, Task
 from compoworld.tasks._mutations import answer_message, passing_mutations
 from compoworld.tasks._scenario import rule_matters, trap_matters
+from compoworld.tasks._temporal import shift_matters
+from compoworld.tasks._threshold import threshold_matters
+from compoworld.tasks._tradeoff import one_criterion_fails, tradeoffs
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
 
@@ -84,13 +89,27 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
               "steps_needed": needed, "no_leak": not leaked(text, described),
               "replays": replays}
     rng = random.Random(derive_seed(seed, "mutations"))
-    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng)
+    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng,
+                                                  scenario)
     if scenario is not None:
-        if scenario.rule is not None:
+        held = next((t for t in scenario.traps if t.kind == "exception"), None)
+        if scenario.rule is not None and scenario.rule.kind == "threshold":
+            result["rule_matters"] = condition is not None and threshold_matters(
+                plan, condition, rubric, initial, scratch, message)
+        elif scenario.rule is not None and scenario.rule.kind == "exception":
+            result["rule_matters"] = held is not None and other_exception_fails(
+                plan, held, rubric, initial, scratch, message)
+        elif scenario.rule is not None:
             result["rule_matters"] = rule_matters(plan, scenario.rule, rubric, initial, scratch,
                                                   message)
-        for trap in scenario.traps:
-            result["trap_matters"] = trap_matters(plan, trap, rubric, initial, scratch, message)
+        if scenario.traps:
+            result["trap_matters"] = all(
+                (decoy_matters if trap.kind == "decoy" else trap_matters)(
+                    plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
+    if any(src.op == "shift" for s in plan for src in s.sources.values()):
+        result["temporal_matters"] = shift_matters(plan, rubric, initial, scratch, message)
+    if tradeoffs(plan):
+        result["tradeoff_matters"] = one_criterion_fails(plan, rubric, initial, scratch, message)
     if condition is not None:
         result["branch_matters"] = branch_matters(initial, scratch, plan, condition, rubric,
                                                   message)

@@ -1,0 +1,225 @@
+"""Multi-objective choices: the item a plan picks from a list by two criteria, not one.
+
+A ranked selection ("the deal with the latest close date") becomes a choice by two criteria:
+the same ranking among the items a second, numeric criterion admits ("the deal with the latest
+close date among those whose amount is more than 5000"). The threshold is a round number the
+user states. It is made only where each criterion alone picks another item than the two
+together: the latest close date overall is a small deal, and the largest amount is not the
+latest; so an agent that weighs one criterion only acts on the wrong record.
+
+Gate ``tradeoff_matters`` (:func:`one_criterion_fails`): the plan that follows either
+criterion alone fails the rubric.
+
+The choice itself: :meth:`compoworld.tasks._model.Selection.pick` (its example).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from compoworld.service import Environment
+from compoworld.tasks._check import score
+from compoworld.tasks._following import resolve, run_following
+from compoworld.tasks._model import Among, Criterion, Selection, Step
+
+TRADEOFF_SHARE = 0.25
+"""Share of attempts whose plan picks an item by a ranking that try a second criterion (where a
+list allows one). The release's tasks carry two of its fourteen labels each, about one in
+seven tasks per label; a selection is in about half our plans, so a quarter of those gives a
+choice by two criteria in roughly that share."""
+MIN_ITEMS = 3
+"""A list to choose from by two criteria holds three items or more (one per criterion, and the
+one both pick)."""
+_NOT_CRITERIA = ("id", "phone", "zip", "postal", "year", "lat", "lon", "number", "code")
+"""Numeric fields no one chooses by (an id, a phone, a year)."""
+
+
+def _items(output: Any, path: str) -> list[Any] | None:
+    parts = path.split(".")
+    at = next((i for i, p in enumerate(parts) if p.isdigit()), None)
+    if at is None:
+        return None
+    data = output
+    for part in parts[:at]:
+        data = data[int(part)] if isinstance(data, list) else data.get(part) \
+            if isinstance(data, dict) else None
+    return data if isinstance(data, list) else None
+
+
+def _numeric(items: list[Any], field: str) -> bool:
+    return all(isinstance(item, dict) and isinstance(item.get(field), int | float)
+               and not isinstance(item.get(field), bool) for item in items)
+
+
+def _dated(items: list[Any], field: str) -> bool:
+    """Whether every item holds an ISO date (or date-time) at ``field``."""
+    return all(isinstance(item, dict) and isinstance(item.get(field), str)
+               and len(item[field]) >= 10 and item[field][4:5] == "-"
+               and item[field][:4].isdigit() for item in items)
+
+
+def _thresholds(items: list[Any], field: str) -> list[tuple[str, float | int | str | bool]]:
+    """(op, threshold) pairs that split the items' values of ``field`` between two of them: a
+    round number, or a day (the earlier one's: "after" it keeps the later ones); or, for a
+    flag or a status (a few values shared by several items), one of its values."""
+    out: list[tuple[str, float | int | str | bool]] = []
+    present = [item for item in items if isinstance(item, dict) and item.get(field) is not None]
+    if len(present) < MIN_ITEMS:
+        return out
+    items = present
+    values = [item[field] for item in items]
+    if all(isinstance(v, bool) for v in values) or (
+            all(isinstance(v, str) and 2 <= len(v) <= 20 and " " not in v for v in values)
+            and not _dated(items, field) and len(set(values)) < len(values)):
+        return [("eq", v) for v in sorted(set(values), key=repr) if values.count(v) >= 2]
+    if _dated(items, field):
+        days = sorted({item[field][:10] for item in items})
+        for low, high in itertools.pairwise(days):
+            out += [("gt", low), ("lt", high)]
+        return out
+    if not _numeric(items, field):
+        return out
+    for low, high in itertools.pairwise(sorted({item[field] for item in items})):
+        for op in ("gt", "lt"):
+            threshold = _round_in(low, high, upper=op == "lt")
+            if threshold is not None:
+                out.append((op, threshold))
+    return out
+
+
+def _round_in(low: float, high: float, *, upper: bool) -> float | int | None:
+    """A round number in [low, high) (``upper``: in (low, high]), or None."""
+    for exponent in range(6, -3, -1):
+        for mantissa in (1, 5, 2.5, 2):
+            step = mantissa * 10 ** exponent
+            value = (math.floor(high / step) * step) if upper else (math.ceil(low / step) * step)
+            if (low < value <= high) if upper else (low <= value < high):
+                return int(value) if float(value).is_integer() else round(value, 2)
+    return None
+
+
+def _criteria(items: list[Any], selection: Selection) -> list[Among]:
+    """Second criteria under which ``selection`` picks another item than either criterion
+    alone (a flag or a status alone picks none), among two items or more."""
+    alone = selection.pick(items)
+    out = []
+    for field in sorted(items[0]) if isinstance(items[0], dict) else []:
+        if field == selection.by or any(w in field.lower() for w in _NOT_CRITERIA):
+            continue
+        for op, threshold in _thresholds(items, field):
+            among = Among(by=field, op=op, threshold=threshold)
+            both = selection.model_copy(update={"among": among})
+            kept = both.candidates(items)
+            if len(kept) < 2 or alone in kept:
+                continue
+            pick = both.pick(items)
+            ranked = [items[k][selection.by] for k in kept]
+            if ranked.count(items[pick][selection.by]) != 1:
+                continue
+            other = _alone(among)
+            if other is not None:  # a ranked criterion alone picks an item: another one
+                values = [v.get(field) for v in items]
+                best = other.pick(items)
+                if best == pick or values.count(items[best][field]) != 1:
+                    continue
+            out.append(among)
+    return out
+
+
+def _alone(among: Among) -> Selection | None:
+    """The selection the second criterion makes alone (the highest, for "more than"); None
+    for a flag or status, which picks no single item."""
+    if among.op == "eq":
+        return None
+    return Selection(by=among.by, order="max" if among.op == "gt" else "min")
+
+
+def _rechosen(plan: list[Step], step: int, selection: Selection, to: Selection) -> list[Step]:
+    """``plan`` with every argument picked by ``selection`` from step ``step``'s list picked by
+    ``to`` instead (the values are re-read when the plan runs: :func:`run_following`)."""
+    return [current.model_copy(update={"sources": {
+        name: src.model_copy(update={"selection": to})
+        if src.step == step and src.selection == selection and src.kind == "step" else src
+        for name, src in current.sources.items()}}) for current in plan]
+
+
+def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
+                 ) -> tuple[list[Step], int] | None:
+    """``plan`` with one ranked selection made a choice by two criteria (its arguments as
+    before: run it with :func:`run_following`), and the step whose list it chooses from (a
+    report on that step or later would tell of the item picked before: the caller checks);
+    None where no list of the plan allows one, or the value it picks is the one picked before
+    or the user's own (the request would say "my name": the choice would show in nothing)."""
+    found: dict[tuple[int, str], tuple[Selection, list[Any]]] = {}
+    for current in plan:
+        for src in current.sources.values():
+            if src.kind != "step" or src.step is None or src.selection is None or \
+                    src.selection.among is not None or src.each:
+                continue
+            items = _items(plan[src.step].output, src.path or "")
+            if items is not None and len(items) >= MIN_ITEMS:
+                found[(src.step, src.selection.model_dump_json())] = (src.selection, items)
+    options = [(step, selection, among) for (step, _), (selection, items) in sorted(
+        found.items(), key=lambda kv: kv[0]) for among in _criteria(items, selection)]
+    if not options:
+        return None
+    step, selection, among = options[rng.randrange(len(options))]
+    both = selection.model_copy(update={"among": among})
+    traded = _rechosen(plan, step, selection, both)
+    user = env.pool.user
+    mine = {user.name.casefold(), user.email.casefold(), user.phone.casefold()}
+    for before, after in zip(plan, traded, strict=True):
+        for name, src in after.sources.items():
+            if src.selection != both:
+                continue
+            value = resolve(plan[step].output, src)
+            if value == before.arguments[name] or str(value).casefold() in mine or (
+                    isinstance(value, list) and value == before.arguments[name]):
+                return None  # the same value, or the user's own: the choice shows in nothing
+    changed = [i for i, (a, b) in enumerate(zip(plan, traded, strict=True))
+               if a.sources != b.sources]
+    return (traded, step) if changed else None
+
+
+def tradeoffs(plan: list[Step]) -> list[tuple[int, Selection]]:
+    """The plan's choices by two criteria: (list step, selection)."""
+    found = {(src.step, src.selection.model_dump_json()): (src.step, src.selection)
+             for s in plan for src in s.sources.values()
+             if src.step is not None and src.selection is not None
+             and src.selection.among is not None}
+    return [found[key] for key in sorted(found)]
+
+
+def one_criterion_plans(plan: list[Step]) -> list[list[Step]]:
+    """The plans of agents that weigh one criterion of a choice only: the ranking alone, and
+    the second criterion alone where it picks an item (run them with ``run_following``)."""
+    out = []
+    for step, selection in tradeoffs(plan):
+        assert selection.among is not None
+        second = _alone(selection.among)
+        for alone in (selection.model_copy(update={"among": None}), *([second] if second else [])):
+            out.append(_rechosen(plan, step, selection, alone))
+    return out
+
+
+def one_criterion_fails(plan: list[Step], rubric: list[Criterion], initial: Environment,
+                        scratch: Callable[[], Environment], message: str) -> bool:
+    """Gate ``tradeoff_matters``: for each choice by two criteria, the plan that follows the
+    ranking alone, and the one that follows the second criterion alone, each fail the
+    rubric."""
+    for step, selection in tradeoffs(plan):
+        assert selection.among is not None
+        second = _alone(selection.among)
+        for alone in (selection.model_copy(update={"among": None}), *([second] if second else [])):
+            env = scratch()
+            ran = run_following(env, _rechosen(plan, step, selection, alone))
+            if ran is None:
+                continue  # following that criterion fails a call: it cannot pass either
+            done = [(s.tool, s.arguments) for s in ran[0]]
+            if all(r.passed for r in score(rubric, initial, env, message, done)):
+                return False
+    return True
