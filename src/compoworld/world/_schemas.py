@@ -5,8 +5,9 @@ Every episode hands the agent its world's tools (``World.tools()``); making a to
 builds its pydantic validator (~10-20 ms a tool, ~400 tools in a world of 17 services), and
 most tools of a world are never called. A file is named by what made it, as images are: the
 service's digest (:func:`compoworld.catalog.service_digest`) and :func:`schema_version` (the
-source of the code that turns parameters into schemas, and pydantic's version). A tool that is
-called still builds its validator then: the cache only skips validators nobody uses.
+source of the code that turns parameters into schemas, and pydantic's version); change either
+and another file is made. Files are written whole (a temporary file renamed into place). A
+tool that is called still builds its validator then: the cache skips only unused validators.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import orjson
 import pydantic
 
+import compoworld.catalog
 import compoworld.service
 import compoworld.types
 from compoworld.catalog import load_service, service_digest
@@ -32,9 +34,10 @@ from compoworld.world._images import image_dir
 @cache
 def schema_version() -> str:
     """A digest of what turns a service's parameters into schemas: the source of
-    ``compoworld.service`` and ``compoworld.types`` (every module) and pydantic's version."""
+    ``compoworld.service``, ``compoworld.types`` and ``compoworld.catalog``'s own modules (the
+    helpers built-in services share), and pydantic's version."""
     digest = hashlib.blake2b(f"pydantic {pydantic.VERSION}".encode(), digest_size=12)
-    for package in (compoworld.service, compoworld.types):
+    for package in (compoworld.service, compoworld.types, compoworld.catalog):
         for folder in package.__path__:
             for path in sorted(Path(folder).glob("*.py")):
                 digest.update(path.name.encode())
