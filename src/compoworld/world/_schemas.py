@@ -45,46 +45,45 @@ def schema_version() -> str:
     return digest.hexdigest()
 
 
-def _path(name: str) -> Path | None:
-    digest = service_digest(name)
-    if digest is None:
-        return None
+def _path(name: str, digest: str) -> Path:
     key = hashlib.blake2b(f"{name}\x00{digest}\x00{schema_version()}".encode(),
                           digest_size=16).hexdigest()
     return image_dir().parent / "tools" / f"{name}-{key}.json"
 
 
 @lru_cache(maxsize=1024)
-def _schemas(name: str) -> bytes:
+def _schemas(name: str, digest: str) -> bytes:
     """The catalog service's tool definitions as JSON (``{tool: definition}``): read from the
     disk cache, or made now and written there."""
-    path = _path(name)
-    if path is not None and path.is_file():
+    path = _path(name, digest)
+    if path.is_file():
         return path.read_bytes()
     service = load_service(name)
     made = openai_tools({qualified_name(name, t): tool for t, tool in service.tools.items()})
     text = orjson.dumps(dict(zip(service.tools, made, strict=True)))
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{name}-",
-                                             delete=False) as tmp:
-                tmp.write(text)
-            os.replace(tmp.name, path)
-        except OSError:  # a read-only or full disk: the schemas still serve this process
-            pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{name}-", delete=False) as tmp:
+            tmp.write(text)
+        os.replace(tmp.name, path)
+    except OSError:  # a read-only or full disk: the schemas still serve this process
+        pass
     return text
 
 
 def _cached(service: Service) -> dict[str, Any] | None:
     """The definitions of ``service``'s tools by tool name (a new copy), or None when it is not
-    the catalog's own service (one built by hand has no digest to key its schemas by)."""
+    the catalog's own service (one built by hand, or whose source cannot be read, has no digest
+    to key its schemas by)."""
     try:
         if load_service(service.name) is not service:
             return None
+        digest = service_digest(service.name)
     except NotFound:
         return None
-    definitions: dict[str, Any] = orjson.loads(_schemas(service.name))
+    if digest is None:
+        return None
+    definitions: dict[str, Any] = orjson.loads(_schemas(service.name, digest))
     return definitions if definitions.keys() == service.tools.keys() else None
 
 
