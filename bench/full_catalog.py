@@ -14,7 +14,8 @@ catalog; the generation phase generates ``--tasks`` tasks with ``--workers`` pro
 rate: from the tenth of them on) and counts the linked services they involve (a service is
 *linked* when a value of an identifying type — email, phone, person's or company's name — can
 flow between it and another service); the rollout phase runs the oracle on ``--rollouts`` of
-them and scores each trajectory, timing world, episode and scoring. The load average is
+them and scores each trajectory, timing world (and, within it, building the services the
+process has not built yet), episode and scoring. The load average is
 printed with the figures: on a shared machine wall times say as much about the load as about
 the code.
 """
@@ -111,6 +112,7 @@ def probe_worlds(seed: int, count: int, size: int) -> dict[str, Any]:
 
 
 def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
+    from compoworld.catalog import load_service
     from compoworld.rollout import OracleAgent, build_world, run_episode
     from compoworld.scoring import score_trajectory
     from compoworld.tasks import load_tasks
@@ -118,13 +120,17 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
     tasks = load_tasks(tasks_file)
     step = max(1, len(tasks) // count)
     chosen = tasks[::step][:count]
-    worlds, episodes, scores, cpu, passed = [], [], [], [], 0
+    worlds, services, episodes, scores, cpu, passed = [], [], [], [], [], 0
     agent = OracleAgent()
     for task in chosen:
         spent = time.process_time()
         start = time.perf_counter()
+        for name in [*task.involved, *task.distractors]:  # built once per process: the first
+            load_service(name)  # task to mount a service pays for its models (part of world_ms)
+        loaded = time.perf_counter()
         world = build_world(task)
         built = time.perf_counter()
+        services.append((loaded - start) * 1000)
         trajectory = asyncio.run(run_episode(task, agent, world=world, timings=False))
         ran = time.perf_counter()
         scored = score_trajectory(task, trajectory)
@@ -137,6 +143,8 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
     total = [w + e + s for w, e, s in zip(worlds, episodes, scores, strict=True)]
     return {"tasks": len(chosen), "oracle_full_completion": passed,
             "world_ms_median": round(statistics.median(worlds), 1),
+            "services_ms_median": round(statistics.median(services), 1),
+            "services_ms_mean": round(statistics.fmean(services), 1),
             "episode_ms_median": round(statistics.median(episodes), 1),
             "score_ms_median": round(statistics.median(scores), 1),
             "per_task_ms_median": round(statistics.median(total), 1),

@@ -143,3 +143,26 @@ def test_groups_share_one_world_model(tasks: list[Task]) -> None:
     assert first.world.env is not second.world.env
     assert first.world.env.simulator is second.world.env.simulator
     assert first.tools is second.tools
+
+
+def test_a_group_builds_one_world_and_its_rollouts_do_not_see_each_others_writes(
+        tasks: list[Task], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The task's world is built once per group; each rollout plays on its own fork."""
+    import asyncio
+
+    from compoworld.rollout import EpisodeSettings, _runner
+
+    built: list[str] = []
+    real = _runner.build_world
+    monkeypatch.setattr(_runner, "build_world", lambda task: built.append(task.id) or real(task))
+    changed = 0
+    for task in tasks:
+        groups = _runner._Groups({task.id: 3})
+        first, second, third = (groups.episode(task, i, EpisodeSettings()) for i in range(3))
+        initial = third.world.env.digest()
+        trajectory = asyncio.run(first.run(OracleAgent()))
+        assert trajectory.finish_reason == "stop"
+        changed += first.world.env.digest() != initial
+        assert second.world.env.digest() == initial == third.world.env.digest()
+    assert built == [t.id for t in tasks]
+    assert changed  # some oracle wrote, and the other forks did not see it

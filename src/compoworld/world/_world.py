@@ -23,6 +23,7 @@ from compoworld.service import (
 from compoworld.types import DEFAULT_TODAY, derive_seed
 from compoworld.world._gateway import GATEWAY_TOOLS
 from compoworld.world._images import assemble
+from compoworld.world._schemas import tool_definitions
 
 Interface = Literal["direct", "gateway"]
 
@@ -59,7 +60,7 @@ class World:
         """The OpenAI function definitions the agent is given for this interface."""
         if self.interface == "gateway":
             return openai_tools(GATEWAY_TOOLS)
-        return openai_tools(self.env.tools)
+        return tool_definitions(self.env)
 
     def call(self, name: str, arguments: Any = None) -> Envelope:
         """Call a tool of the interface by name; never raises, always an envelope."""
