@@ -11,9 +11,9 @@ import pytest
 from compoworld.rollout import OracleAgent, run_episode
 from compoworld.rollout import _plays as plays
 from compoworld.rollout._narration import Note
-from compoworld.rollout._trap_check import trap_check
 from compoworld.scoring import score_trajectory
 from compoworld.tasks import GenerationSettings, Task, generate_tasks
+from compoworld.tasks._trap_check import trap_check
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +86,7 @@ def test_when_the_check_finds_nothing_the_oracle_creates_the_record(many):
     check = trap_check(task, 0)
     empty = task.model_copy(update={"scenario": task.scenario.model_copy(update={"planted": [
         p for p in task.scenario.planted if (p.service, p.entity) != (service, entity)]})})
-    from compoworld.rollout import _trap_check
+    from compoworld.tasks import _trap_check
     key = next(k for k in _trap_check._FOUND if k[0] == task.id)
     _trap_check._FOUND[(empty.id, empty.seed, 0, key[3])] = check
     trajectory = _run(empty)
@@ -97,10 +97,13 @@ def test_when_the_check_finds_nothing_the_oracle_creates_the_record(many):
 
 
 def test_an_uncheckable_trap_is_said_so(many):
-    task = next((t for t in many if t.scenario and t.scenario.traps and not trap_check(t, 0)),
-                None)
-    if task is None:
-        pytest.skip("every trap of these tasks can be checked")
+    # Generation keeps only traps a read can show (gate trap_checkable); a task from elsewhere
+    # may hold one no read shows: the same task with its check taken away stands for it.
+    checked = next(t for t in many if t.scenario and t.scenario.traps and trap_check(t, 0))
+    from compoworld.tasks import _trap_check
+    key = next(k for k in _trap_check._FOUND if k[0] == checked.id)
+    task = checked.model_copy(update={"id": checked.id + "-unchecked"})
+    _trap_check._FOUND[(task.id, task.seed, 0, key[3])] = None
     trajectory = _run(task)
     assert not any(c.call_id.startswith(("call_check", "call_trap")) for c in trajectory.calls)
     reasoning = " ".join(m["reasoning_content"] for m in trajectory.messages
@@ -120,6 +123,13 @@ def test_the_rules_email_is_looked_for_then_applied(many):
         first = _reasoning_of(trajectory, "call_step_0")
         assert f"{rule.author} emailed about this (\"{rule.subject}\")" in first
         assert "look for that email" in first
+        if rule.kind in ("exception", "threshold"):  # the write held back / the limit
+            reasoning = " ".join(m["reasoning_content"] for m in trajectory.messages
+                                 if m["role"] == "assistant")
+            said = ("holds one back" if rule.kind == "exception" else "sets the limit")
+            assert f"{rule.author.split()[0]}'s email {said}" in reasoning, task.id
+            assert score_trajectory(task, trajectory).score == 1.0
+            continue
         applied = _reasoning_of(trajectory, f"call_step_{rule.step}")
         assert f"{rule.author.split()[0]}'s email" in applied
         if rule.kind == "value":

@@ -39,9 +39,9 @@ from compoworld.rollout._narration import (
 from compoworld.rollout._plays import Moment, Play, Seen, answer_value, play_all
 from compoworld.rollout._report import report
 from compoworld.rollout._results import data_of, error_of, resolve, schema_of
-from compoworld.rollout._trap_check import TrapCheck, existing_record, trap_check
 from compoworld.service import SEPARATOR
 from compoworld.tasks import Step, Task
+from compoworld.tasks._trap_check import TrapCheck, existing_record, trap_check
 
 _Turn = list[tuple[str, Any]]
 """A turn of the script: ("services", None), ("tools", service), ("describe", tool),

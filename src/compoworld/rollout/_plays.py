@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from compoworld.rollout._narration import Note, action, condition_note, ordinal, ranking, show, words
 from compoworld.rollout._results import data_of, get_path, path_of, resolve
-from compoworld.rollout._trap_check import TrapCheck, existing_record, trap_check
 from compoworld.service import SEPARATOR
 from compoworld.tasks import Task
+from compoworld.tasks._trap_check import TrapCheck, existing_record, trap_check
 
 StructureKind = Literal["persona", "rule", "trap", "fan-out", "condition", "report-back"]
 MomentKind = Literal["first", "step", "check", "found", "end"]
@@ -141,6 +141,23 @@ def _rule(task: Task, seen: Seen) -> Play | None:
         play.report.append(f"I followed {rule.author}'s email \"{rule.subject}\": of the "
                            f"candidates I took the one with the {extreme} {by}.")
         return play
+    if rule.kind == "exception":  # one item of a fan-out held back: its write is left out
+        said = _sentence(body, str(rule.value)) or f"leave {rule.value} out"
+        copies = [i for i, s in enumerate(task.plan) if any(src.each for src in s.sources.values())]
+        play.add(("step", copies[0]) if copies else ("end", 0),
+                 Note("rule", f"{first}'s email holds one back: \"{said}\" So I do this for "
+                              f"every item but {show(rule.value)}, and leave that one alone."))
+        play.report.append(f"I left {show(rule.value)} out, as {rule.author}'s email "
+                           f"\"{rule.subject}\" asks.")
+        return play
+    if rule.kind == "threshold" and task.condition is not None:
+        said = _sentence(body, str(rule.value)) or f"the limit is {rule.value}"
+        play.add(("step", task.condition.source),
+                 Note("rule", f"{first}'s email sets the limit: \"{said}\" I compare what I "
+                              f"find with {show(rule.value)}, not with a number of my own."))
+        play.report.append(f"The limit {show(rule.value)} comes from {rule.author}'s email "
+                           f"\"{rule.subject}\".")
+        return play
     if rule.step not in targets:
         return play  # the plan no longer has the write the rule sets (a cut plan)
     value = seen.arguments(rule.step).get(rule.param, rule.value)
@@ -170,6 +187,18 @@ def _trap(task: Task, seen: Seen) -> Play | None:
     for k, trap in enumerate(traps):
         service, entity = trap.table.split(SEPARATOR, 1)
         thing = words(entity)
+        if trap.kind == "exception":
+            continue  # the item held back: the rule's play says why it is left out
+        if trap.kind == "decoy":
+            users = [i for i, s in enumerate(task.plan) if any(
+                src.step == trap.position for src in s.sources.values())]
+            play.add(("step", users[0]) if users else ("end", 0),
+                     Note("check", f"Two {thing}s of that name came back from the "
+                                   f"{ordinal(trap.position)} call; the request says which one "
+                                   "it means, so I take that one and leave the other alone."))
+            play.report.append(f"There are two {thing}s of that name in {service}; I used the "
+                               "one you meant and left the other as it is.")
+            continue
         values = seen.trap_arguments(k)
         about = ", ".join(f"{words(n)} {show(v, 40)}" for n, v in values.items())
         check = trap_check(task, k)

@@ -18,6 +18,7 @@ from compoworld.tasks._scenario import rule_matters, trap_matters
 from compoworld.tasks._temporal import shift_matters
 from compoworld.tasks._threshold import threshold_matters
 from compoworld.tasks._tradeoff import one_criterion_fails, tradeoffs
+from compoworld.tasks._trap_check import find_check
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
 
@@ -47,7 +48,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
           scenario: Scenario | None = None) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
     nothing leaks, the plan replays identically, and no wrong trajectory built on the plan
-    (``tasks._mutations``) passes the rubric.
+    (``tasks._mutations``) passes the rubric; a scenario's rule and traps matter, and a read
+    the agent has shows each idempotency trap's record (``trap_checkable``).
 
     Args:
         initial: An environment in the world's initial state, never called (it is also the
@@ -102,6 +104,10 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         elif scenario.rule is not None:
             result["rule_matters"] = rule_matters(plan, scenario.rule, rubric, initial, scratch,
                                                   message)
+        idempotent = [t for t in scenario.traps if t.kind == "idempotency"]
+        if idempotent:  # an agent must be able to see that the record is already there
+            result["trap_checkable"] = all(find_check(scratch(), trap, scenario.planted)
+                                           is not None for trap in idempotent)
         if scenario.traps:
             result["trap_matters"] = all(
                 (decoy_matters if trap.kind == "decoy" else trap_matters)(

@@ -1,5 +1,7 @@
-"""How the oracle checks an idempotency trap: a read of the trap's service that shows the record
-the request asks for already there, before the create it would otherwise make.
+"""How an idempotency trap is checked: a read of the trap's service that shows the record the
+request asks for already there, before the create it would otherwise make. Generation keeps an
+idempotency trap only where such a read exists (gate ``trap_checkable``: a trap no agent can
+check is a guess, not a task), and the oracle makes that read before it skips the create.
 
 The read is chosen on the task's own world in its initial state (planted records in): among the
 service's tools that read its database (never a simulated one, whose answer is made up), the
@@ -17,10 +19,9 @@ from typing import Any
 
 import orjson
 
-from compoworld.service import SEPARATOR
-from compoworld.tasks import ArgSource, Task
-from compoworld.tasks import build_world as task_world
-from compoworld.tasks._model import Trap
+from compoworld.service import SEPARATOR, Environment
+from compoworld.tasks._model import ArgSource, Planted, Task, Trap
+from compoworld.tasks._world import build_world as task_world
 
 _PAGING = ("limit", "page_size", "max_results", "per_page", "count", "size")
 _BIG_PAGE = 100
@@ -69,10 +70,9 @@ def _variants(tool: Any, trap: Trap) -> list[dict[str, Any]]:
     return unique
 
 
-def _planted_id(task: Task, trap: Trap) -> str | None:
+def _planted_id(planted: list[Planted], trap: Trap) -> str | None:
     service, entity = trap.table.split(SEPARATOR, 1)
-    assert task.scenario is not None
-    for record in task.scenario.planted:
+    for record in planted:
         if record.service == service and record.entity == entity:
             return str(record.values.get("id"))
     return None
@@ -82,14 +82,14 @@ def _mentions(tool_name: str, entity: str) -> bool:
     return entity.replace("_", "")[:6] in tool_name.replace("_", "")
 
 
-def _find(task: Task, index: int) -> TrapCheck | None:
-    assert task.scenario is not None
-    trap = task.scenario.traps[index]
+def find_check(env: Environment, trap: Trap, planted: list[Planted]) -> TrapCheck | None:
+    """The read that shows ``trap``'s record on ``env`` (the task's world in its initial state,
+    ``planted`` in), or None; the first of the service's own reads, those that name the
+    record's entity first. ``env`` is called (reads only)."""
     service, entity = trap.table.split(SEPARATOR, 1)
-    planted = _planted_id(task, trap)
-    if planted is None:
+    record = _planted_id(planted, trap)
+    if record is None:
         return None
-    env = task_world(task).env
     reads = sorted((name for name, tool in env.tools.items()
                     if name.startswith(service + SEPARATOR) and tool.kind == "read"
                     and not tool.simulated),
@@ -97,11 +97,24 @@ def _find(task: Task, index: int) -> TrapCheck | None:
     for name in reads:
         for arguments in _variants(env.tools[name], trap):
             envelope = env.call(name, arguments)
-            if envelope["success"] and planted in orjson.dumps(envelope["data"]).decode():
+            if envelope["success"] and record in orjson.dumps(envelope["data"]).decode():
                 sources = {k: trap.step.sources[k] for k in arguments
                            if k in trap.step.sources and trap.step.sources[k].kind != "user"}
-                return TrapCheck(trap=index, tool=name, arguments=arguments, sources=sources)
+                return TrapCheck(trap=-1, tool=name, arguments=arguments, sources=sources)
     return None
+
+
+def _find(task: Task, index: int) -> TrapCheck | None:
+    assert task.scenario is not None
+    if task.scenario.traps[index].kind != "idempotency":
+        return None  # a decoy or an item held back: nothing to check before a create
+    world = task_world(task)
+    try:
+        found = find_check(world.env, task.scenario.traps[index], task.scenario.planted)
+    finally:
+        world.env.close()
+    return None if found is None else TrapCheck(trap=index, tool=found.tool,
+                                                arguments=found.arguments, sources=found.sources)
 
 
 def trap_check(task: Task, index: int) -> TrapCheck | None:
