@@ -14,8 +14,8 @@ import pytest
 
 from compoworld.catalog import load_services
 from compoworld.service import Environment
-from compoworld.tasks import Criterion, Step, score, states
-from compoworld.tasks._rubric import collateral_criterion, state_criteria, value_fields
+from compoworld.tasks import Criterion, Step, generate_tasks, score, states
+from compoworld.tasks._rubric import collateral_criterion, plan_values, state_criteria, value_fields
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +203,17 @@ def test_what_the_world_model_writes_back_on_a_read_is_no_effect() -> None:
                                                    "favorite": favorite})["success"]
     (result,) = score([collateral_criterion()], env, episode, "", [])
     assert not result.passed and "ct_00c0ffee" in result.reason
+
+
+def test_an_answer_knows_every_value_the_final_plan_uses() -> None:
+    # The answer is made on the walk's plan; a fan-out's copies (and a scenario's reads) come
+    # after it. A report naming what those calls were given is no hedge.
+    tasks = [t for t in generate_tasks(300, seed=0)
+             if any(c.kind == "answer" for c in t.rubric)
+             and any(src.each for s in t.plan for src in s.sources.values())]
+    assert tasks, "no fan-out task with an answer in 300 tasks of seed 0"
+    for task in tasks:
+        for answer in (c for c in task.rubric if c.kind == "answer"):
+            own = {repr(v) for v in answer.values}
+            known = {repr(v) for v in answer.known}
+            assert {repr(v) for v in plan_values(task.plan)} - own <= known, task.id

@@ -27,7 +27,12 @@ from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
 from compoworld.tasks._ray import RayExecutor
-from compoworld.tasks._rubric import answer_criteria, collateral_criterion, state_criteria
+from compoworld.tasks._rubric import (
+    answer_criteria,
+    collateral_criterion,
+    knowing,
+    state_criteria,
+)
 from compoworld.tasks._scenario import (
     RULE_SERVICE,
     conditional_scenario,
@@ -274,6 +279,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         # A trap's service stays mounted though the plan no longer calls it: its record is there.
         involved = list(dict.fromkeys([*_services([*plan, condition.then] if condition else plan),
                                        *(record.service for record in scenario.planted)]))
+    answers = [knowing(answer, plan) for answer in answers]  # the plan as it now stands
     rubric = [*state_criteria(plan, changes, env), *answers]
     if not any(c.kind == "state" for c in rubric) and not answers:
         return "rubric", signature

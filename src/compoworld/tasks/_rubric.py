@@ -161,6 +161,19 @@ def _answer(value: Any, semantic: str, env: Environment, services: list[str], kn
                      description=description)
 
 
+def knowing(answer: Criterion, plan: list[Step]) -> Criterion:
+    """``answer`` with every value ``plan`` gives a call among its ``known`` (values the task
+    itself uses, which a report may name without hedging): the answer was made on the walk's
+    plan, and a fan-out or a scenario adds calls after it (a fan-out's copies write values of
+    the answer's own field)."""
+    own = {repr(v) for v in answer.values}
+    known = {repr(v): v for v in answer.known}
+    for value in plan_values(plan):
+        if repr(value) not in own:
+            known.setdefault(repr(value), value)
+    return answer.model_copy(update={"known": list(known.values())})
+
+
 def value_fields(env: Environment, services: list[str], semantic: str, value: Any) -> list[str]:
     """``table.column`` of the columns of type ``semantic`` (in ``services``) that hold
     ``value``; failing any, every column of that type there: where the other candidates of an
