@@ -48,12 +48,14 @@ def figures(n: int, interface: str, long: bool, stumble: bool, seed: int) -> dic
     for task in tasks:
         trajectory = asyncio.run(run_episode(task, agent, timings=False))
         said = " ".join(m.get("reasoning_content") or "" for m in trajectory.messages)
-        if task.scenario is not None and task.scenario.traps:
+        idempotent = [k for k, trap in enumerate(task.scenario.traps if task.scenario else [])
+                      if trap.kind == "idempotency"]  # not a decoy or an item held back
+        if idempotent:
             trap_tasks += 1
             results = {m.get("tool_call_id"): m.get("content") for m in trajectory.messages}
             trap_checked += all(f"call_check_{k}" in results and (
                 "There already is one" in said or "so I create it" in said)
-                for k in range(len(task.scenario.traps)))
+                for k in idempotent)
             uncheckable += "so I cannot check" in said
         if task.scenario is not None and task.scenario.rule is not None:
             rule_tasks += 1

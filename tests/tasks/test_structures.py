@@ -130,7 +130,10 @@ def test_a_batch_holds_back_the_item_the_email_names_and_doing_all_fails(held: T
     done = [(s.tool, s.arguments) for s in naive if env.call(s.tool, s.arguments)["success"]]
     failed = [r.id for r in score(held.rubric, initial, env, message, done)
               if not r.passed]
-    assert failed == ["no-collateral"]  # the held item's record changed: nobody asked for it
+    # The held item's record changed: nobody asked for it; where the held write is a create,
+    # the rubric also says so in its own criterion (``absent``).
+    stated = [c.id for c in held.rubric if c.change == "absent"]
+    assert failed == [*stated, "no-collateral"]
     verdict = verify_task(held)
     assert verdict["rule_matters"] and verdict["trap_matters"] and all(verdict.values())
     assert _oracle_score(held) == 1.0

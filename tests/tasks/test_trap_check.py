@@ -47,3 +47,23 @@ def test_a_trap_whose_record_no_read_shows_is_not_checkable(trapped):
         assert find_check(world.env, trap, task.scenario.planted) is None
     finally:
         world.env.close()
+
+
+def test_the_rubric_says_the_trap_a_duplicate_fails_it(trapped):
+    from compoworld.tasks import score
+
+    task = trapped[0]
+    (criterion,) = [c for c in task.rubric if c.change == "absent"]
+    trap = next(t for t in task.scenario.traps if t.kind == "idempotency")
+    assert criterion.table == trap.table and criterion.match
+    world = build_world(task)
+    for duplicate in (False, True):
+        episode = world.fork()
+        for step in task.plan:
+            assert episode.env.call(step.tool, step.arguments)["success"]
+        if duplicate:  # the naive plan: the create the request said to skip if it exists
+            assert episode.env.call(trap.step.tool, trap.step.arguments)["success"]
+        results = {r.id: r for r in score(task.rubric, world.env, episode.env, "", [])}
+        assert results[criterion.id].passed is not duplicate, results[criterion.id].reason
+        episode.env.close()
+    world.env.close()

@@ -99,7 +99,15 @@ def _match_state(rubric: Sequence[Criterion], net: Net, env: Environment) -> _Ma
             result = CriterionResult(c.id, False, _closest_miss(c, net, created, columns,
                                                                 matching.ids))
         matching.results[c.id] = result
-    for c in (c for c in states_ if c.change != "create"):
+    for c in (c for c in states_ if c.change == "absent"):
+        assert c.table is not None
+        columns = _columns(env, c.table)
+        made = [k for k in created.get(c.table, [])
+                if not _mismatch(net[k][1], c.match, columns, matching.ids)]
+        matching.results[c.id] = CriterionResult(
+            c.id, not made, "none made" if not made else
+            f"{len(made)} new record(s) match one that was already there: a duplicate")
+    for c in (c for c in states_ if c.change in ("update", "delete")):
         assert c.table is not None and c.record_id is not None
         key = (c.table, c.record_id)
         matching.expected.add(key)

@@ -32,6 +32,7 @@ from compoworld.tasks._rubric import (
     collateral_criterion,
     knowing,
     state_criteria,
+    trap_criteria,
 )
 from compoworld.tasks._scenario import (
     RULE_SERVICE,
@@ -280,7 +281,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         involved = list(dict.fromkeys([*_services([*plan, condition.then] if condition else plan),
                                        *(record.service for record in scenario.planted)]))
     answers = [knowing(answer, plan) for answer in answers]  # the plan as it now stands
-    rubric = [*state_criteria(plan, changes, env), *answers]
+    rubric = [*state_criteria(plan, changes, env), *trap_criteria(scenario, env), *answers]
     if not any(c.kind == "state" for c in rubric) and not answers:
         return "rubric", signature
     rubric.append(collateral_criterion())

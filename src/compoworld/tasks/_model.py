@@ -149,7 +149,9 @@ class Criterion(_Model):
       run gave it: a field of another criterion holding that id means the episode's record);
       ``update`` — record ``record_id`` ends with the ``match`` values (every field of the
       reference's final record but the ``free`` ones: the fields it sets and those it leaves
-      alone); ``delete`` — record ``record_id`` is gone.
+      alone); ``delete`` — record ``record_id`` is gone; ``absent`` — no new record of
+      ``table`` has the ``match`` values (an idempotency trap: what the request asks for is
+      already there, so making it again is a duplicate).
     * ``no_collateral`` — nothing else changed, anywhere in the world: every record that
       differs from the initial state is one a ``state`` criterion of the rubric expects (and
       the episode did some of what is expected: doing nothing is no success at this).
@@ -170,7 +172,7 @@ class Criterion(_Model):
     description: str
     weight: float = 1.0
     table: str | None = None
-    change: Literal["create", "update", "delete"] | None = None
+    change: Literal["create", "update", "delete", "absent"] | None = None
     record_id: str | None = None
     match: dict[str, Any] = {}
     free: dict[str, str] = {}

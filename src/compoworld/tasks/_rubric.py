@@ -15,7 +15,7 @@ from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._context import strong
 from compoworld.tasks._diff import Key, kind_of, net_changes
-from compoworld.tasks._model import Criterion, Selection, Step
+from compoworld.tasks._model import Criterion, Scenario, Selection, Step
 from compoworld.types import get_type
 
 GENERATED_ID = "a generated id: the runtime numbers new records"
@@ -159,6 +159,39 @@ def _answer(value: Any, semantic: str, env: Environment, services: list[str], kn
                      fields=value_fields(env, services, semantic, value),
                      known=[v for v in known if repr(v) != repr(value)],
                      description=description)
+
+
+def trap_criteria(scenario: Scenario | None, env: Environment) -> list[Criterion]:
+    """One ``absent`` criterion per create a trap leaves out: no record like it may be made.
+    An idempotency trap: like the one already there (the planted record's values the create
+    would set); an item held back (``exception``) by a create: like the one it would make."""
+    out = []
+    for k, trap in enumerate(scenario.traps if scenario is not None else []):
+        service, entity = trap.table.split(SEPARATOR, 1)
+        if trap.kind == "exception" and any(  # it names a record of its own table: an update
+                isinstance(v, str) and env.db(service).find(entity, id=v) is not None
+                for v in trap.step.arguments.values()):
+            continue
+        columns = {c.name for c in env.services[service].tables[entity].columns} - {"id"}
+        if trap.kind == "idempotency":
+            planted = next((r for r in scenario.planted  # type: ignore[union-attr]
+                            if (r.service, r.entity) == (service, entity)), None)
+            if planted is None:
+                continue
+            match = {name: value for name, value in planted.values.items()
+                     if name in trap.step.arguments and name in columns}
+            what = f"no second {entity} like {planted.values.get('id')} in {service}: it was " \
+                   "already there"
+        elif trap.kind == "exception":
+            match = {name: value for name, value in trap.step.arguments.items()
+                     if name in columns}
+            what = f"no {entity} in {service} for the item held back"
+        else:
+            continue
+        if match:
+            out.append(Criterion(id=f"trap{k}-{trap.table}", kind="state", change="absent",
+                                 table=trap.table, match=match, description=what))
+    return out
 
 
 def knowing(answer: Criterion, plan: list[Step]) -> Criterion:

@@ -77,7 +77,7 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         final_state(again, services) == final_state(reference, services))
     needed = True
     by_step: dict[int, list[Criterion]] = {}
-    for criterion in (c for c in rubric if c.kind == "state"):
+    for criterion in (c for c in rubric if c.kind == "state" and c.change != "absent"):
         by_step.setdefault(int(criterion.id.split("-", 1)[0][1:]), []).append(criterion)
     for step_index, criteria in sorted(by_step.items()):
         ablated = scratch()
