@@ -67,3 +67,19 @@ def test_close_truncated_leaves_complete_or_broken_json_alone():
     assert close_truncated('{"a": 1}') is None
     assert close_truncated('{"a": 1]]') is None
     assert json.loads(close_truncated('{"a": "b", "c') or "") == {"a": "b"}
+
+
+def test_the_reasoning_block_the_template_renders_is_split_off() -> None:
+    from compoworld.models import TOOL_CHAT_TEMPLATE
+    from compoworld.models._template import split_reasoning
+
+    assert "<think>" in TOOL_CHAT_TEMPLATE  # what training renders is what is split here
+    reasoning, rest = split_reasoning(
+        '<think>\nThe invoice first.\n</think>\n\n<tool_call>{"name": "get_invoice", '
+        '"arguments": {"id": "in_1"}}</tool_call>')
+    content, calls = parse_tool_calls(rest)
+    assert reasoning == "The invoice first." and content is None
+    assert [c.name for c in calls] == ["get_invoice"]
+    assert split_reasoning("<think>cut off by the token lim") == ("cut off by the token lim", "")
+    assert split_reasoning("Text with <think>inside</think>") == (
+        None, "Text with <think>inside</think>")

@@ -10,7 +10,7 @@ from typing import Any
 
 from compoworld.models._client import AssistantMessage, ModelError, Usage
 from compoworld.models._local import LOCAL_MODEL_NAME, load_local_model
-from compoworld.models._template import parse_tool_calls
+from compoworld.models._template import parse_tool_calls, split_reasoning
 
 __all__ = ["LocalClient"]
 
@@ -135,10 +135,12 @@ class LocalClient:
         if not ended and len(new) < max_tokens and elapsed >= left:
             raise ModelError(f"local model timed out after {self.timeout:g}s")
         text = tokenizer.decode(new, skip_special_tokens=True)
+        reasoning, text = split_reasoning(text)
         content, calls = parse_tool_calls(text)
         finish = "length" if not ended else ("tool_calls" if calls else "stop")
         usage = Usage(prompt_tokens=int(inputs["input_ids"].shape[1]), completion_tokens=len(new))
-        return AssistantMessage(content=content, tool_calls=calls, finish_reason=finish, usage=usage)
+        return AssistantMessage(content=content, tool_calls=calls, reasoning_content=reasoning,
+                                finish_reason=finish, usage=usage)
 
 
 MIN_TEMPERATURE = 1e-3

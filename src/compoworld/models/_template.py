@@ -72,6 +72,26 @@ TOOL_CHAT_TEMPLATE = (
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 
 
+_THINK = re.compile(r"\A\s*<think>(.*?)(?:</think>|\Z)", re.DOTALL)
+
+
+def split_reasoning(text: str) -> tuple[str | None, str]:
+    r"""A generation's opening ``<think>…</think>`` block (how the bundled template renders
+    ``reasoning_content``, so a model trained on it writes one) and the rest. An unclosed block
+    (cut by the token limit) is all reasoning.
+
+    Example:
+        >>> split_reasoning("<think>\nI need the invoice.\n</think>\n\nOn it.")
+        ('I need the invoice.', 'On it.')
+        >>> split_reasoning("No block here.")
+        (None, 'No block here.')
+    """
+    match = _THINK.match(text)
+    if match is None:
+        return None, text
+    return (match.group(1).strip() or None), text[match.end():].strip()
+
+
 def parse_tool_calls(text: str, *, start: int = 0) -> tuple[str | None, list[ToolCall]]:
     """Split a generation into its text and its ``<tool_call>`` blocks.
 
