@@ -18,7 +18,8 @@ from functools import lru_cache
 from typing import Any
 
 from compoworld.errors import NotFound, ToolError, UserError, closest
-from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, chain
+from compoworld.service._connection import _connect, _load, _without
+from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db
 from compoworld.service._envelope import Envelope, fail, ok
 from compoworld.service._image import create_tables, fill
 from compoworld.service._service import Service
@@ -48,33 +49,6 @@ def qualified_name(service: str, tool: str) -> str:
 def _shared_pool(seed: int, today: date) -> Pool:
     """One pool per (seed, today): worlds of the same seed share their people (~60 ms saved)."""
     return Pool(seed, today=today)
-
-
-def _connect() -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", isolation_level=None, cached_statements=1024,
-                           check_same_thread=False)
-    conn.execute("PRAGMA foreign_keys = ON")
-    _register_functions(conn)
-    return conn
-
-
-def _register_functions(conn: sqlite3.Connection) -> None:
-    # Registering a function that exists again also expires every prepared statement.
-    conn.create_function("cw_chain", 2, chain, deterministic=True)
-
-
-def _load(conn: sqlite3.Connection, image: bytes) -> None:
-    """Replace the connection's database with ``image`` (no transaction may be open), and
-    expire cached statements.
-
-    Without the expiry, a write right after a reset crashed the process now and then (SIGBUS or
-    SIGSEGV inside an UPDATE, 3 runs in 21 of ``bench/runtime.py --quick``; 0 in 20 with it):
-    statements prepared against the replaced database stayed in the statement cache with the
-    same schema cookie. Re-registering a function expires every prepared statement; each is
-    re-prepared once on its next use.
-    """
-    conn.deserialize(image)
-    _register_functions(conn)
 
 
 class Environment:
@@ -292,18 +266,9 @@ class Environment:
             self.db(name)  # NotFound with suggestions for a typo
         if self._pending:
             return self.fork().restrict(names)
-        conn = _connect()
-        conn.deserialize(self._image)
-        conn.execute("PRAGMA foreign_keys = OFF")
-        for name, service in self.services.items():
-            if name in names:
-                continue
-            for table in service.tables.values():
-                conn.execute(f'DROP TABLE "{table.name}"')
-                conn.execute(f"DELETE FROM {SEQUENCE_TABLE} WHERE name = ?", (table.name,))
-            conn.execute(f"DELETE FROM {VERSION_TABLE} WHERE service = ?", (name,))
-        conn.execute("VACUUM")
-        conn.execute("PRAGMA foreign_keys = ON")
+        conn = _without(self._image, {name: [t.name for t in service.tables.values()]
+                                      for name, service in self.services.items()
+                                      if name not in names})
         other = object.__new__(Environment)
         other.seed, other.pool, other.today = self.seed, self.pool, self.today
         other.services = {n: s for n, s in self.services.items() if n in names}
