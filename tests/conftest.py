@@ -19,3 +19,18 @@ def local_model():
     from compoworld.models import load_local_model
 
     return load_local_model()
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """A local Ray instance (2 CPUs), started once per test session and shut down at its end:
+    starting Ray again in a process that shut it down is what Ray handles worst."""
+    import gc
+
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        gc.collect()  # Ray's leftovers, finalized here rather than in some later test

@@ -1,7 +1,5 @@
 """The runner on a local Ray instance started by the test: same lines as the local runner."""
 
-import gc
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -9,17 +7,6 @@ import pytest
 
 from compoworld.rollout import OracleAgent, Trajectory, rollout
 from compoworld.tasks import Task
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[Any]:
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-        gc.collect()  # Ray's leftovers, finalized here rather than in some later compile
 
 
 @pytest.mark.slow
