@@ -111,6 +111,26 @@ def test_only_complete_finished_consistent_rollouts_are_kept(tmp_path, scored) -
         export_sft(scored, out, format="csv")  # type: ignore[arg-type]
 
 
+def test_a_repeated_conversation_of_one_task_is_written_once(tmp_path, tasks, scored) -> None:
+    """A deterministic agent's second rollout of a task says exactly what the first said: it
+    is dropped as a duplicate; the same conversation for another task is not."""
+    import asyncio
+
+    from compoworld.rollout import OracleAgent, run_episode
+    from compoworld.scoring import score_trajectory
+
+    again = score_trajectory(tasks[0], asyncio.run(run_episode(tasks[0], OracleAgent(),
+                                                               rollout_idx=2, timings=False)))
+    assert again.trajectory.messages == scored[0].trajectory.messages
+    out = tmp_path / "sft.jsonl"
+    stats = export_sft([scored[0], again, scored[1]], out)
+    assert stats.kept == 2 and stats.dropped == {"duplicate": 1}
+    assert [r["meta"]["rollout_idx"] for r in _lines(out)] == [scored[0].rollout_idx,
+                                                               scored[1].rollout_idx]
+    other = again.model_copy(update={"task_id": "elsewhere"})
+    assert export_sft([scored[0], other], out).kept == 2
+
+
 def test_records_load_back_with_datasets_as_written(tmp_path, scored) -> None:
     datasets = pytest.importorskip("datasets")
     jsonl, parquet = tmp_path / "sft.jsonl", tmp_path / "sft.parquet"

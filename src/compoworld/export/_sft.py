@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import orjson
+
 from compoworld.errors import UserError
 from compoworld.export._record import RecordForm, sft_record
 from compoworld.export._write import read_records, write_records
@@ -44,7 +46,11 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
     A trajectory qualifies when its ``score`` (full completion: 1.0 or 0.0) is at least
     ``min_score`` — use ``min_score=0`` with a filter of your own for partial credit — it
     ended with a final answer (``finish_reason == "stop"``) and its replay matched its log.
-    Records keep the input order; the same input gives the same bytes.
+    A record whose conversation (tools and messages) repeats one already written for the same
+    task — a deterministic agent's rollouts of a task do — is dropped as ``duplicate``: it
+    would teach the same thing twice. Near-duplicates are
+    :func:`compoworld.curate.distill`'s concern. Records keep the input order; the same input
+    gives the same bytes.
 
     Args:
         scored: Scored trajectories (``compoworld score``).
@@ -69,6 +75,7 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
     by_id = {t.id: t for t in tasks}
     stats = ExportStats(out=str(out))
     records = []
+    seen: set[bytes] = set()
     for s in scored:
         if s.score < min_score:
             stats.drop("score")
@@ -77,7 +84,14 @@ def export_sft(scored: Iterable[ScoredTrajectory], out: str | Path, min_score: f
         elif s.replay_mismatches:
             stats.drop("replay_mismatch")
         else:
-            records.append(sft_record(s, by_id.get(s.task_id), form=form))
+            record = sft_record(s, by_id.get(s.task_id), form=form)
+            key = orjson.dumps([s.task_id, record["tools"], record["messages"]],
+                               option=orjson.OPT_SORT_KEYS)
+            if key in seen:
+                stats.drop("duplicate")
+                continue
+            seen.add(key)
+            records.append(record)
     write_records(records, Path(out), format, sft=form)
     stats.kept = len(records)
     return stats
