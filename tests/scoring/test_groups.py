@@ -64,3 +64,15 @@ def test_group_rewards_rank_the_oracle_first(groups) -> None:
 def test_groups_of_different_sizes_are_refused(groups) -> None:
     with pytest.raises(UserError, match="same number of rollouts"):
         pass_batch(groups[:5])
+
+
+def test_a_rollout_the_environment_ended_takes_no_part_in_its_group(groups) -> None:
+    """An env_error rollout gets no reward, and its group's rewards are those of the group
+    without it (it does not lower the pass rates CFR weighs criteria by)."""
+    task = groups[0].task_id
+    broken = groups[2].model_copy(update={"trajectory": groups[2].trajectory.model_copy(
+        update={"finish_reason": "env_error"})})
+    with_broken = group_rewards([groups[0], groups[1], broken, *groups[3:]], "cfr", advantages=True)
+    without = group_rewards([groups[0], groups[1], *groups[3:]], "cfr", advantages=True)
+    assert (task, 1) not in with_broken and with_broken == without
+    assert with_broken != group_rewards(groups, "cfr", advantages=True)
