@@ -22,11 +22,11 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from compoworld.curate._budget import Budget
-from compoworld.curate._rollouts import UNTIMED, run_rollouts
+from compoworld.curate._rollouts import UNTIMED, rollouts_scored
 from compoworld.curate._split import SPLIT_SCHEMES, Split, split_tasks
 from compoworld.errors import UserError
 from compoworld.rollout import Agent, EpisodeSettings
-from compoworld.scoring import ScoredTrajectory, save_scored, score_trajectories
+from compoworld.scoring import ScoredTrajectory
 from compoworld.tasks import Task
 
 
@@ -118,12 +118,10 @@ def calibrate(tasks: Sequence[Task], agent: Agent, out: str | Path, *, k: int = 
         raise UserError(f"k must be at least 2 (a task with one rollout has no pass rate "
                         f"between 0 and 1), got {k}")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     budget = Budget(tokens=token_budget, seconds=time_budget)
-    run = run_rollouts(tasks, agent, folder / "rollouts.jsonl", group=k,
-                       concurrency=concurrency, settings=settings, budget=budget)
-    scored = score_trajectories(tasks, run.trajectories)
-    save_scored(scored, folder / "scored.jsonl")
+    run = rollouts_scored(tasks, agent, folder, group=k, concurrency=concurrency,
+                          settings=settings, budget=budget)
+    scored = run.scored
     records = pass_rates(scored, k)
     kept_ids = {r.task_id for r in records if r.rl}
     kept = [t for t in tasks if t.id in kept_ids]

@@ -20,11 +20,10 @@ from pydantic import BaseModel, ConfigDict
 
 from compoworld.curate._budget import Budget
 from compoworld.curate._dedup import near_duplicates
-from compoworld.curate._rollouts import UNTIMED, run_rollouts
+from compoworld.curate._rollouts import UNTIMED, rollouts_scored
 from compoworld.errors import UserError
 from compoworld.export import RecordForm, export_sft
 from compoworld.rollout import Agent, EpisodeSettings
-from compoworld.scoring import save_scored, score_trajectories
 from compoworld.tasks import Task
 
 
@@ -96,12 +95,10 @@ def distill(tasks: Sequence[Task], teacher: Agent, out: str | Path, *, group: in
     if not 0 < similarity <= 1:
         raise UserError(f"similarity must be in (0, 1], got {similarity}")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     budget = Budget(tokens=token_budget, seconds=time_budget)
-    run = run_rollouts(tasks, teacher, folder / "rollouts.jsonl", group=group,
-                       concurrency=concurrency, settings=settings, budget=budget)
-    scored = score_trajectories(tasks, run.trajectories)
-    save_scored(scored, folder / "scored.jsonl")
+    run = rollouts_scored(tasks, teacher, folder, group=group, concurrency=concurrency,
+                          settings=settings, budget=budget)
+    scored = run.scored
     qualified = [i for i, s in enumerate(scored) if s.score >= 1.0
                  and s.trajectory.finish_reason == "stop" and not s.replay_mismatches]
     duplicates = {qualified[i] for i in near_duplicates(

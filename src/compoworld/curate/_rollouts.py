@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from compoworld.curate._budget import Budget
@@ -24,7 +24,7 @@ from compoworld.rollout import (
     Trajectory,
     rollout_async,
 )
-from compoworld.scoring import load_trajectories
+from compoworld.scoring import ScoredTrajectory, load_trajectories, save_scored, score_trajectories
 from compoworld.tasks import Task
 
 UNTIMED = EpisodeSettings(timings=False)
@@ -40,6 +40,20 @@ class RunResult:
     stats: RolloutStats
     stopped_by: str | None
     """``tokens`` or ``time`` when a budget stopped the run before every task was rolled out."""
+    scored: list[ScoredTrajectory] = field(default_factory=list)
+    """The trajectories scored, in the same order (:func:`rollouts_scored`)."""
+
+
+def rollouts_scored(tasks: Sequence[Task], agent: Agent, folder: Path, *, group: int,
+                    concurrency: int, settings: EpisodeSettings, budget: Budget) -> RunResult:
+    """What every curation run starts with: ``group`` rollouts of each task into
+    ``folder/rollouts.jsonl`` (resumable, within ``budget``), scored into ``folder/scored.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run = run_rollouts(tasks, agent, folder / "rollouts.jsonl", group=group,
+                       concurrency=concurrency, settings=settings, budget=budget)
+    run.scored = score_trajectories(tasks, run.trajectories)
+    save_scored(run.scored, folder / "scored.jsonl")
+    return run
 
 
 def run_rollouts(tasks: Sequence[Task], agent: Agent, out: Path, *, group: int,
