@@ -196,6 +196,8 @@ def rewrite(
         help="OpenAI-compatible endpoint; default $COMPOWORLD_BASE_URL.")] = None,
     api_key: Annotated[str | None, typer.Option(help="Default $COMPOWORLD_API_KEY.")] = None,
     concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 8,
+    timeout: Annotated[float, typer.Option(
+        help="Seconds per request (the bundled model serves one at a time: waiting counts).")] = 60.0,
 ) -> None:
     """Rewrite instructions with an LLM from each task's scenario; a rewrite that drops a
     stated value, leaks one to discover, loses the rule's pointer or names a tool is rejected
@@ -203,7 +205,7 @@ def rewrite(
     from compoworld.models import client_from_settings
     from compoworld.tasks import rewrite_instructions
 
-    client = client_from_settings(base_url, model, api_key)
+    client = client_from_settings(base_url, model, api_key, timeout=timeout)
     if client is None:
         raise UserError("no model configured: pass --model local, or --base-url and --model "
                         "(or set COMPOWORLD_BASE_URL and COMPOWORLD_MODEL)")
