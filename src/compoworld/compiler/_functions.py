@@ -145,6 +145,11 @@ def _listing(noun: list[str], description: str) -> bool:
                             "gets a list", "retrieve a list", "retrieves a list"))
 
 
+_READ_OR_WRITE = {"open"}
+"""Verbs that create (``open_account``, ``open_ticket``) unless their object is a reading."""
+_READ_TAILS = {"details", "detail", "info", "information", "contents", "content"}
+"""Words naming a reading of a record: ``open_task_details`` opens the task's details."""
+
 _ORDINALS = {"next", "previous", "prev", "latest", "last", "first", "newest", "oldest",
              "current", "random", "top"}
 """``get_next_task``: the record an order picks (the next pending task), not one named."""
@@ -181,6 +186,8 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
                                    else {})
     read_only = annotations.get("readOnlyHint") is True
     family = "transition" if marked is not None else classify_verb(verb)
+    if verb in _READ_OR_WRITE and rest and rest[-1] in _READ_TAILS:
+        family = "get"  # open_task_details reads the task; open_account creates one
     if not noun or (namespace and "_".join(noun) == namespace
                     and identifier(name).startswith(f"{namespace}_")):
         # git's git_add(repo_path, files): `git` is the server, no resource of it
