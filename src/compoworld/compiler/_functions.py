@@ -214,6 +214,12 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         return None, "bulk operation over a list of records"
     if words & {"batch", "bulk"}:  # hubspot-batch-read-objects(inputs=[{id}...]) too
         return None, "batch operation (one call over many records)"
+    if family == "summary" and singular(noun[-1]) == noun[-1] and noun[-1] not in _NOT_PLURAL \
+            and required:
+        # mongodb's db-stats(database): the figures of the one database named, never an
+        # aggregate over records
+        return None, (f"statistics of one {entity} (its own figures, not an aggregate over "
+                      "records) have no rule")
     if family == "get" and not ids and (many or _listing(noun, str(tool.get("description") or ""))):
         family, many = "list", True
     plural_ = f" + plural {'_'.join(noun)}" if family == "list" and verb != "list" else ""
@@ -317,6 +323,8 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
     asm = Assembler(source)
     descriptions = []
     taken: set[str] = set()
+    planned: list[tuple[dict[str, Any], str, str, list[tuple[str, dict[str, Any], bool]],
+                        dict[str, Any], ToolPlan | None, str]] = []
     for i, raw in enumerate(tools):
         tool = raw.get("function") if isinstance(raw, dict) and "function" in raw else raw
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
@@ -339,12 +347,19 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
                              namespace=identifier(name, "service"))
         tool_name = unique_name(identifier(tool["name"], "tool", limit=None), taken)
         taken.add(tool_name)
+        planned.append((tool, tool_name, description, inputs, record, plan, reason))
+    replies = {p.entity for *_, p, _ in planned if p is not None}
+    for tool, tool_name, description, inputs, record, plan, reason in planned:
         if plan is None:
             writes = not (isinstance(tool.get("annotations"), dict)
                           and tool["annotations"].get("readOnlyHint") is True)
             asm.opaque(tool_name, description, inputs, record, reason=reason,
                        source=tool["name"], writes=writes)
             continue
+        if plan.verb == "reply" and f"{plan.entity}_reply" in replies:
+            # slack's reply_to_thread writes a thread reply, which get_thread_replies lists
+            plan.entity = f"{plan.entity}_reply"
+            plan.rule = f"action:verb reply → send {plan.entity}"
         plan.name, plan.description = tool_name, description
         emit_plan(asm, plan, inputs, record if plan.op in ("get", "compute") else {})
     firsts = (summary_sentence(d) for d in descriptions)

@@ -249,7 +249,9 @@ def classify_verb(verb: str) -> str | None:
 
 
 _FILLER = {"info", "information", "details", "detail", "data", "list", "all", "my", "new",
-           "current", "the", "a", "an", "multiple", "many", "several", "some", "each"}
+           "current", "the", "a", "an", "multiple", "many", "several", "some", "each", "one"}
+"""Words that name no resource: mongodb's ``insert-one`` / ``delete-one`` insert one document
+into the collection their inputs name (no ``one`` records), as ``insert-many`` inserts many."""
 
 
 def core_noun(words: list[str]) -> list[str]:
