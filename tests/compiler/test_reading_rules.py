@@ -73,3 +73,88 @@ def test_a_reply_without_replies_read_keeps_its_noun():
     # the rule needs the service's own reads: a lone reply_to_thread keeps its `thread` noun
     tools, _ = _compile_mcp("slack", "slack_reply_to_thread")
     assert tools["slack_reply_to_thread"].entity == "thread"
+
+
+FRAGMENTS = json.loads((Path(__file__).parent / "specs" / "openapi_fragments.json").read_text())
+
+
+def _compile_fragment(name: str) -> tuple[dict[str, ToolSpec], Any]:
+    from compoworld.compiler import compile_openapi
+
+    fragment = FRAGMENTS[name]
+    result = compile_openapi(fragment["doc"], name=name, domain="developer",
+                             provenance=Provenance(source=fragment["source"]))
+    verified = verify_spec(result.spec)
+    return {t.source or t.name: t for t in verified.spec.tools}, verified
+
+
+def test_an_operation_id_naming_create_or_update_is_an_upsert():
+    # Azure's PUT .../configurationAssignments/{name}, ConfigurationAssignments_CreateOrUpdate
+    # Parent: "Register configuration for resource" creates the assignment when absent; the
+    # update it was mapped to refuses an unknown name
+    tools, _ = _compile_fragment("azure_maintenance_configuration_assignment")
+    (tool,) = tools.values()
+    assert tool.simulated and "upsert" in (tool.simulated_reason or "")
+
+
+def test_body_fields_are_never_transport_controls_and_an_update_mask_is_an_option():
+    # artifactregistry PATCH /v1beta2/{name}?updateMask=... with a Tag {name, version} body:
+    # the tag's `version` was dropped as if it were an API version, and updateMask stored
+    tools, verified = _compile_fragment("google_artifactregistry_tag")
+    patch = tools["PATCH /v1beta2/{name}"]
+    roles = {p.name: (p.role, p.field) for p in patch.params}
+    assert roles["version"] == ("field", "version")
+    assert roles["update_mask"][0] == "option"
+    env = Environment([build_service(verified.spec)], seed=0)
+    tag = env.db(verified.spec.name).select("tag", limit=1)[0]
+    answer = env.call(f"{verified.spec.name}__{patch.name}",
+                      {"name": tag["id"], "version": "v2", "update_mask": "version"})
+    assert answer["success"], answer
+    assert env.db(verified.spec.name).get("tag", tag["id"])["version"] == "v2"
+
+
+def test_an_only_flag_narrows_and_is_no_field_to_match():
+    # macie2 ListMembers(onlyAssociated): true answers the associated accounts, false all of
+    # them; it was an equality filter on an invented `only_associated` field
+    tools, _ = _compile_fragment("aws_macie2_members")
+    tool = tools["GET /members"]
+    assert tool.simulated and "'onlyAssociated'" in (tool.simulated_reason or "")
+
+
+def test_an_update_taking_a_list_of_edits_writes_no_value_whole():
+    # waf UpdateByteMatchSet(ByteMatchSetId, ChangeToken, Updates=[{Action: INSERT|DELETE,
+    # ByteMatchTuple}]): the edits were stored as an `updates` field of the set
+    tools, _ = _compile_fragment("aws_waf_byte_match_set")
+    update = tools["POST /#X-Amz-Target=AWSWAF_20150824.UpdateByteMatchSet"]
+    assert update.simulated and "'Updates'" in (update.simulated_reason or "")
+    assert not tools["POST /#X-Amz-Target=AWSWAF_20150824.GetByteMatchSet"].simulated
+
+
+def test_main_and_today_qualify_the_records_listed():
+    # biapi.pro GET /providers/{id_connector}/logos/main answering {"connectorlogos": [...]}
+    # (the path and answer's shape only: the spec states no license) listed `main` records;
+    # the same for theracingapi's /v1/results/today
+    from compoworld.compiler import compile_openapi
+
+    logo = {"type": "object", "required": ["id", "id_connector", "id_file"], "properties": {
+        "id": {"type": "integer"}, "id_connector": {"type": "integer"},
+        "id_file": {"type": "integer"}, "type": {"type": "string"}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/providers/{id_connector}/logos/main": {"get": {
+            "parameters": [{"in": "path", "name": "id_connector", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {
+                    "connectorlogos": {"type": "array", "items": logo},
+                    "total": {"type": "number"}}}}}}}}},
+        "/results/today": {"get": {"responses": {"200": {"description": "ok", "content": {
+            "application/json": {"schema": {"type": "object", "properties": {
+                "results": {"type": "array", "items": {"type": "object", "properties": {
+                    "race_id": {"type": "string"}, "course": {"type": "string"}}}}}}}}}}}}}}
+    spec = compile_openapi(doc, name="t", domain="developer",
+                           provenance=Provenance(source="t")).spec
+    tools = {t.source: t for t in spec.tools}
+    logos = tools["GET /providers/{id_connector}/logos/main"]
+    assert (logos.op, logos.entity) == ("list", "logo") and not logos.simulated
+    results = tools["GET /results/today"]
+    assert (results.op, results.entity) == ("list", "result") and not results.simulated

@@ -61,9 +61,23 @@ _WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
 """Names of one object input holding the values of a call, not a field of its record
 (``fields`` / ``attributes`` / ``properties`` are often the record's own nested object:
 an Airtable record is ``{id, fields: {...}}``)."""
+_EDIT_LISTS = {"updates", "changes", "operations", "patches", "edits", "actions",
+               "instructions", "ops"}
+"""An update's list of edit objects (an action and a value each), not a list it stores."""
 _WIDENS = {"all", "everything", "recursive", "deep", "any"}
 """Booleans of a read that widen which records answer (gitlab's ``all``: "Return all
 statuses, not only the latest ones"), never a field of the records."""
+
+
+def _is_flag(schema: dict[str, Any]) -> bool:
+    """A boolean, or a string that takes ``true`` / ``false`` (AWS query flags)."""
+    if schema.get("type") == "boolean":
+        return True
+    enum = {str(v).lower() for v in schema.get("enum") or []}
+    text = str(schema.get("description") or "").lower()
+    return schema.get("type") in ("string", None) and (
+        bool(enum) and enum <= {"true", "false"} or (
+            not enum and bool(re.search(r"\b(?:true|false)\b", text))))
 
 
 def _says_direction(schema: dict[str, Any]) -> bool:
@@ -117,6 +131,9 @@ class ToolPlan:
     id, the inputs scoping it (its parents' ids), which the record must match."""
     text: str = ""
     """The source's whole description, when ``description`` is only its first sentence."""
+    body: frozenset[str] = frozenset()
+    """Inputs from the request body: the record's own values, never transport controls (an
+    artifactregistry Tag's ``version`` is no API version)."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -225,7 +242,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role="option", type=_option_type(schema), description=text,
                           required=bool(required) or None))
             continue
-        if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
+        if plan.transport and name not in plan.body and (
+                category == "control" or identifier(name) in _PROTOCOL or (
                 not required and (identifier(name) in _PRESENTATION or (
                     _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
             continue  # protocol, not operation (see ToolPlan.transport)
@@ -274,6 +292,14 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                                                         schema.get("type") == "array")):
             drop(name, required, "says what to answer or holds a filter expression, not a "
                                  "value to match")
+            continue
+        if reads and pname.startswith("only_") and _is_flag(schema):
+            # macie2's onlyAssociated: true narrows to associated accounts, false answers all
+            drop(name, required, "narrows which records answer when true (no field to match)")
+            continue
+        if op == "update" and pname in _EDIT_LISTS and records_list:
+            # waf's UpdateByteMatchSet(updates=[{Action: INSERT | DELETE, ...}])
+            drop(name, required, "is a list of edits (a patch document), no value written whole")
             continue
         bound = range_bound(name, schema) if reads else None
         if bound is not None:
