@@ -158,3 +158,99 @@ def test_main_and_today_qualify_the_records_listed():
     assert (logos.op, logos.entity) == ("list", "logo") and not logos.simulated
     results = tools["GET /results/today"]
     assert (results.op, results.entity) == ("list", "result") and not results.simulated
+
+
+def _inline(paths: dict[str, Any]) -> dict[str, ToolSpec]:
+    from compoworld.compiler import compile_openapi
+
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": paths}
+    result = compile_openapi(doc, name="t", domain="developer", provenance=Provenance(source="t"))
+    return {t.source or t.name: t for t in verify_spec(result.spec).spec.tools}
+
+
+_OK = {"200": {"description": "ok"}}
+
+
+def test_a_conversion_in_the_path_is_no_resource():
+    # elevenlabs POST /v1/text-to-speech/{voice_id} {text, voice_settings}: "Converts text into
+    # speech"; it was an update of a `text` record whose id is the voice (shape only: the spec
+    # states no license)
+    tools = _inline({"/v1/text-to-speech/{voice_id}": {"post": {
+        "operationId": "Text_to_speech_v1_text_to_speech__voice_id__post",
+        "parameters": [{"in": "path", "name": "voice_id", "required": True,
+                        "schema": {"type": "string"}}],
+        "requestBody": {"content": {"application/json": {"schema": {
+            "type": "object", "required": ["text"],
+            "properties": {"text": {"type": "string"}}}}}},
+        "responses": _OK}}})
+    tool = tools["POST /v1/text-to-speech/{voice_id}"]
+    assert tool.simulated and "conversion" in (tool.simulated_reason or "")
+
+
+def test_a_version_placeholder_is_a_version_prefix():
+    # opencagedata GET /v{version}/{format}?q=...: a geocoder; it was a search of `v_version`
+    # records filtered by its presentation flags (shape only: the spec states no license)
+    tools = _inline({"/v{version}/{format}": {"get": {
+        "parameters": [{"in": "path", "name": "version", "required": True,
+                        "schema": {"type": "string"}},
+                       {"in": "path", "name": "format", "required": True,
+                        "schema": {"type": "string"}},
+                       {"in": "query", "name": "q", "required": True,
+                        "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"results": {"type": "array", "items": {
+                "type": "object", "properties": {"formatted": {"type": "string"}}}}}}}}}}}}})
+    tool = tools["GET /v{version}/{format}"]
+    assert tool.simulated and tool.entity != "v_version"
+
+
+def test_old_and_new_values_are_a_compare_and_set():
+    # magick.nu PUT /users/password/{username} {oldPassword, newPassword}: the password
+    # changes only when the old one matches; both were stored as fields, any old one accepted
+    # (shape only: the spec states no license)
+    from compoworld.compiler import compile_openapi
+
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/users/password/{username}": {"put": {
+            "operationId": "putUsersPasswordUsername",
+            "parameters": [{"in": "path", "name": "username", "required": True,
+                            "schema": {"type": "string"}}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "properties": {"newPassword": {"type": "string"},
+                               "oldPassword": {"type": "string"}}}}}},
+            "responses": _OK}}}}
+    verified = verify_spec(compile_openapi(doc, name="t", domain="developer",
+                                           provenance=Provenance(source="t")).spec)
+    (tool,) = verified.spec.tools
+    assert not tool.simulated
+    roles = {p.name: (p.role, p.field) for p in tool.params}
+    assert roles["old_password"] == ("filter", "password")
+    assert roles["new_password"] == ("field", "password")
+    env = Environment([build_service(verified.spec)], seed=0)
+    record = env.db("t").select(tool.entity, limit=1)[0]
+    call = f"t__{tool.name}"
+    wrong = env.call(call, {"username": record["id"], "old_password": "not it",
+                            "new_password": "s3cret"})
+    assert not wrong["success"]
+    right = env.call(call, {"username": record["id"], "old_password": record["password"],
+                            "new_password": "s3cret"})
+    assert right["success"], right
+    assert env.db("t").get(tool.entity, record["id"])["password"] == "s3cret"
+
+
+def test_simulated_operations_sharing_a_name_are_both_kept():
+    # elevenlabs' POST /v1/text-to-speech/{voice_id} and .../stream both read text_to_speech
+    # once cut before their path residue; the second was dropped as a duplicate
+    body = {"content": {"application/json": {"schema": {
+        "type": "object", "properties": {"text": {"type": "string"}}}}}}
+    voice = [{"in": "path", "name": "voice_id", "required": True, "schema": {"type": "string"}}]
+    tools = _inline({
+        "/v1/text-to-speech/{voice_id}": {"post": {
+            "operationId": "Text_to_speech_v1_text_to_speech__voice_id__post",
+            "parameters": voice, "requestBody": body, "responses": _OK}},
+        "/v1/text-to-speech/{voice_id}/stream": {"post": {
+            "operationId": "Text_to_speech_v1_text_to_speech__voice_id__stream_post",
+            "parameters": voice, "requestBody": body, "responses": _OK}}})
+    assert set(tools) == {"POST /v1/text-to-speech/{voice_id}",
+                          "POST /v1/text-to-speech/{voice_id}/stream"}
+    assert len({t.name for t in tools.values()}) == 2

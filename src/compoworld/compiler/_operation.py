@@ -81,7 +81,12 @@ class Operation:
         inputs = [(p["name"], p["schema"], p["required"]) for p in self.params] + [
             (k, v, k in self.body_required) for k, v in self.body.items()]
         if plan is None:
-            name = tool_name(self, None)
+            # two simulated operations may read the same (elevenlabs' text_to_speech and its
+            # .../stream): neither is lost to the name they share
+            name, taken, n = tool_name(self, None), {t.name for t in asm.tools}, 2
+            base = name
+            while name in taken:
+                name, n = f"{base}_{n}", n + 1
             asm.opaque(name, self.summary or f"{self.method} {self.path}", inputs, self.record,
                        reason=self.reason, source=self.source, writes=self.method != "GET")
             return

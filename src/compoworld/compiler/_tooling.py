@@ -329,8 +329,18 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                 r"(?:add|remove)_\w+|\w+_to_(?:add|remove)", pname):
             drop(name, required, "adds to or removes from a list (not a value written whole)")
             continue
-        if op == "update" and pname.startswith("new_") and pname[4:] in (
-                *draft.fields, *plan.keys, "name"):
+        if op == "update" and pname.startswith("old_") and f"new_{pname[4:]}" in given:
+            # magick's PUT /users/password/{username}(old_password, new_password): the change
+            # holds only while the old value matches, a filter the record must match (404)
+            fname = asm.add_field(entity, pname[4:], schema, description=text)
+            if fname is None or fname == "id":
+                drop(name, required, "cannot be stored")
+                continue
+            add(ParamSpec(name=pname, role="filter", field=fname, description=text,
+                          required=bool(required), op="eq"))
+            continue
+        if op == "update" and pname.startswith("new_") and (pname[4:] in (
+                *draft.fields, *plan.keys, "name") or f"old_{pname[4:]}" in given):
             name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
         fname = asm.add_field(entity, member or name,
                               schema["items"] if member else schema, description=text)
