@@ -76,7 +76,7 @@ def _is_flag(schema: dict[str, Any]) -> bool:
     enum = {str(v).lower() for v in schema.get("enum") or []}
     text = str(schema.get("description") or "").lower()
     return schema.get("type") in ("string", None) and (
-        bool(enum) and enum <= {"true", "false"} or (
+        (bool(enum) and enum <= {"true", "false"}) or (
             not enum and bool(re.search(r"\b(?:true|false)\b", text))))
 
 
