@@ -254,3 +254,22 @@ def test_simulated_operations_sharing_a_name_are_both_kept():
     assert set(tools) == {"POST /v1/text-to-speech/{voice_id}",
                           "POST /v1/text-to-speech/{voice_id}/stream"}
     assert len({t.name for t in tools.values()}) == 2
+
+
+def test_a_required_id_beside_the_record_id_is_its_scope_on_every_importer():
+    # servicediscovery GetInstance(ServiceId, InstanceId): the instance of that service; the
+    # ServiceId had no role and the get was simulated (MCP tools had this rule already)
+    tools, verified = _compile_fragment("aws_servicediscovery_instance")
+    get = tools["POST /#X-Amz-Target=Route53AutoNaming_v20170314.GetInstance"]
+    assert not get.simulated, get.simulated_reason
+    roles = {p.name: (p.role, p.field) for p in get.params}
+    assert roles["instance_id"][0] == "id" and roles["service_id"] == ("filter", "service_id")
+    name = verified.spec.name
+    env = Environment([build_service(verified.spec)], seed=0)
+    instance = next(r for r in env.db(name).select("instance", limit=100) if r["service_id"])
+    found = env.call(f"{name}__{get.name}", {"instance_id": instance["id"],
+                                              "service_id": instance["service_id"]})
+    assert found["success"] and found["data"]["id"] == instance["id"]
+    elsewhere = env.call(f"{name}__{get.name}", {"instance_id": instance["id"],
+                                                  "service_id": "srv-elsewhere"})
+    assert not elsewhere["success"] and elsewhere["error"]["code"] == 404

@@ -16,7 +16,6 @@ from compoworld.compiler._result import CompileResult, SpecError
 from compoworld.compiler._rules import (
     ARITHMETIC,
     COMPUTE_NOUNS,
-    SCOPES,
     TRANSITIONS,
     classify_verb,
     core_noun,
@@ -26,6 +25,7 @@ from compoworld.compiler._rules import (
     key_like,
     natural_keys,
     plural,
+    scope_like,
     singular,
     split_verb,
 )
@@ -264,9 +264,6 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     return plan, ""
 
 
-_SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
-
-
 def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[str],
              family: str) -> list[str]:
     """The inputs beside a record's id that scope it: gitlab's
@@ -280,10 +277,9 @@ def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[st
     """
     out = []
     for name, schema in inputs.items():
-        snake = identifier(name)
         if name == id_param or schema.get("type", "string") not in ("string", "integer"):
             continue
-        named = snake.endswith(_SCOPE_SUFFIXES) or snake in SCOPES
+        named = scope_like(name)
         if family in ("get", "delete"):
             if named or (name in required and key_like(name)):
                 out.append(name)

@@ -276,6 +276,17 @@ SCOPES = {"owner", "repo", "repository", "project", "org", "organization", "work
 """Required inputs that scope a record (github's ``owner`` + ``repo``): part of its key."""
 
 
+SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
+"""Endings of inputs naming another record by its id: beside a record's own id, its scope."""
+
+
+def scope_like(name: str) -> bool:
+    """Whether an input beside a record's id names the record it lies under: another record's
+    id (``ServiceId``, ``merge_request_iid``) or a scope (``owner``, ``workspace``)."""
+    snake = identifier(name)
+    return snake.endswith(SCOPE_SUFFIXES) or snake in SCOPES
+
+
 def key_like(name: str) -> bool:
     """Whether a parameter name reads as a natural key of a record (``path``, ``GatewayARN``,
     ``user_name``), so a lookup by it names one record."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from compoworld.compiler._accepted import first_page, no_effect, paging_role
 from compoworld.compiler._assemble import MAX_FIELDS, Assembler
-from compoworld.compiler._rules import identifier, key_like
+from compoworld.compiler._rules import identifier, key_like, scope_like
 from compoworld.compiler._semantic import singular
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
@@ -270,6 +270,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                           required=required if category == "query" else None))
             continue
         if not (reads or writes):
+            if one and plan.id_param and required and scope_like(name) and schema.get(
+                    "type", "string") in ("string", "integer"):
+                # servicediscovery GetInstance(ServiceId, InstanceId): the instance of that
+                # service; the record must lie under it (404 otherwise), as a path parent does
+                key = asm.add_field(entity, name, schema, description=text)
+                if key and key != "id":
+                    add(ParamSpec(name=pname, role="filter", field=key, required=True,
+                                  description=text or f"The {key} the {entity} lies under."))
+                    continue
             drop(name, required, f"not modelled for op {op!r}")
             continue
         if schema.get("type") == "object" and not schema.get("properties") and (
