@@ -273,3 +273,24 @@ def test_a_required_id_beside_the_record_id_is_its_scope_on_every_importer():
     elsewhere = env.call(f"{name}__{get.name}", {"instance_id": instance["id"],
                                                   "service_id": "srv-elsewhere"})
     assert not elsewhere["success"] and elsewhere["error"]["code"] == 404
+
+
+def test_a_stored_list_named_like_edits_is_written_whole():
+    # an alert's `actions` (action groups to notify, as Azure's activity log alerts hold) is
+    # a value the update writes, not a list of edits: its items name no action
+    tools = _inline({"/alerts/{alertId}": {
+        "get": {"parameters": [{"in": "path", "name": "alertId", "required": True,
+                                "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok", "content": {"application/json": {
+                    "schema": {"type": "object", "properties": {
+                        "id": {"type": "string"}, "name": {"type": "string"}}}}}}}},
+        "patch": {"parameters": [{"in": "path", "name": "alertId", "required": True,
+                                  "schema": {"type": "string"}}],
+                  "requestBody": {"content": {"application/json": {"schema": {
+                      "type": "object", "properties": {"actions": {"type": "array", "items": {
+                          "type": "object", "properties": {
+                              "actionGroupId": {"type": "string"}}}}}}}}},
+                  "responses": _OK}}})
+    patch = tools["PATCH /alerts/{alertId}"]
+    assert not patch.simulated, patch.simulated_reason
+    assert ("actions", "field") in {(p.name, p.role) for p in patch.params}

@@ -63,10 +63,18 @@ _WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
 an Airtable record is ``{id, fields: {...}}``)."""
 _EDIT_LISTS = {"updates", "changes", "operations", "patches", "edits", "actions",
                "instructions", "ops"}
-"""An update's list of edit objects (an action and a value each), not a list it stores."""
+"""Names of an update's list of edit objects (an action and a value each, see ``_edits``)."""
 _WIDENS = {"all", "everything", "recursive", "deep", "any"}
 """Booleans of a read that widen which records answer (gitlab's ``all``: "Return all
 statuses, not only the latest ones"), never a field of the records."""
+
+
+def _edits(items: Any) -> bool:
+    """Whether list items are edits: each names its action (``{Action: INSERT | DELETE, ...}``,
+    JSON Patch's ``op``), so the list is no value stored (an alert's ``actions`` is one)."""
+    props = items.get("properties") if isinstance(items, dict) else None
+    return isinstance(props, dict) and bool(
+        {identifier(k) for k in props} & {"action", "op", "operation", "change_type"})
 
 
 def _is_flag(schema: dict[str, Any]) -> bool:
@@ -306,7 +314,7 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             # macie2's onlyAssociated: true narrows to associated accounts, false answers all
             drop(name, required, "narrows which records answer when true (no field to match)")
             continue
-        if op == "update" and pname in _EDIT_LISTS and records_list:
+        if op == "update" and pname in _EDIT_LISTS and records_list and _edits(items):
             # waf's UpdateByteMatchSet(updates=[{Action: INSERT | DELETE, ...}])
             drop(name, required, "is a list of edits (a patch document), no value written whole")
             continue
