@@ -6,12 +6,19 @@ environment's own state (``sample_arguments``: ids and keys of records earlier c
 and sent, in one sequence, to both sides; a path-like argument is placed under the server's
 temporary root on both. Per tool it reports:
 
-* ``agreement``: the share of calls where both succeeded or both refused;
+* ``informative``: the calls at least one side answered; a call both sides refused says
+  nothing about the tool (an id neither side holds, an argument both reject) and is counted
+  apart as ``both_refused``, never as agreement;
+* ``agreement``: of the informative calls, the share both sides answered (``None`` when no
+  call was informative);
 * ``shape``: of the calls both answered with a JSON object, the share whose keys overlap;
-* ``verdict``: ``faithful`` when agreement ≥ ``--min-agreement``, else ``unfaithful`` —
+* ``verdict``: ``faithful`` when agreement ≥ ``--min-agreement``, ``unfaithful`` below it —
   such a tool should be simulated, with the measurement as its reason
   (:func:`compoworld.compiler.apply_fidelity`; ``--out FILE`` writes the measurements it
-  reads).
+  reads) — and ``unmeasured`` when no call was informative (neither faithful nor moved).
+
+A real server answering an error as plain text without ``isError`` (``"Task not found"``,
+``"Error: ..."``) is read as refusing. ``--trace`` prints every call's two outcomes.
 
 Later reads see earlier writes on both sides, since one sequence runs per server.
 
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -40,33 +48,53 @@ from mcp_corpus import SERVERS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "compiler" / "mcp_corpus"
 DEFAULT = ("filesystem", "memory", "taskmanager", "git", "time", "everything")
-_PATHS = {"path", "file_path", "directory", "dir", "source", "destination", "repo_path"}
+_PATHS = {"path", "file_path", "directory", "dir", "source", "destination"}
+_ROOTS = {"repo_path", "repository", "root"}  # the server's root itself (git's repository)
 
 
-def _json_of(result: Any) -> tuple[bool, Any]:
-    """(success, the JSON object answered or None) of an MCP call result."""
+_REFUSAL = re.compile(
+    r"^\W*(error|failed|failure|invalid|unknown|cannot|can't|unable|no such)\b"
+    r"|\b(not found|does not exist|doesn't exist|is required|not allowed|access denied)\b",
+    re.IGNORECASE)
+
+
+def _refuses(value: dict[str, Any]) -> bool:
+    """A JSON answer saying it refused: ``{"error": ...}``, ``{"success": false}``,
+    ``{"status": "error" | "task_not_found" | "failed"}``."""
+    status = value.get("status")
+    return bool(value.get("error")) or value.get("success") is False or (
+        isinstance(status, str) and bool(re.search(r"error|not_found|fail|invalid", status)))
+
+
+def _json_of(result: Any) -> tuple[bool, Any, str]:
+    """(success, the JSON object answered or None, the first text line) of an MCP result.
+
+    A plain-text answer whose first line reads as a refusal (``Error: ...``, ``Task not
+    found``) is a refusal even without ``isError``: servers answer so.
+    """
     ok = not bool(getattr(result, "isError", False) or getattr(result, "is_error", False))
     structured = getattr(result, "structuredContent", None) or getattr(
         result, "structured_content", None)
-    if isinstance(structured, dict):
-        return ok, structured
-    for block in getattr(result, "content", None) or []:
-        text = getattr(block, "text", None)
-        if text:
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return ok and not text.lower().startswith("error"), None
-            return ok, value if isinstance(value, dict) else None
-    return ok, None
+    text = next((b.text for b in getattr(result, "content", None) or []
+                 if getattr(b, "text", None)), "")
+    line = " ".join(text.split())[:160]
+    try:
+        value = json.loads(text) if text else structured
+    except ValueError:  # plain text (a primitive answer is also {"result": text} structured)
+        return ok and not _REFUSAL.search(line), None, line
+    if isinstance(value, dict) and _refuses(value):
+        ok = False
+    return ok, value if isinstance(value, dict) else None, line
 
 
-async def _measure(name: str, command: list[str], env: dict[str, str], root: str,
-                   rounds: int, seed: int) -> dict[str, Any]:
+async def measure(name: str, doc: dict[str, Any], command: list[str], env: dict[str, str],
+                  root: str, rounds: int, seed: int, trace: bool = False) -> dict[str, Any]:
+    """Run ``rounds`` sequences of calls to every implemented tool of the service compiled
+    from ``doc`` (a ``tools/list`` result) against the server ``command`` starts and against
+    the compiled service, both from an empty state; the per-tool counts (see the module)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import get_default_environment, stdio_client
 
-    doc = json.loads((CORPUS / f"{name}.json").read_text())
     compiled = verify_spec(compile_mcp(doc, name=name, domain="developer",
                                        provenance=Provenance(source=f"{name}.json")).spec).spec
     empty = compiled.model_copy(update={"entities": [
@@ -78,40 +106,59 @@ async def _measure(name: str, command: list[str], env: dict[str, str], root: str
     rng = random.Random(seed)
     tools = [t for t in compiled.tools if not t.simulated]
     rows: dict[str, dict[str, Any]] = {
-        t.name: {"source": t.source, "calls": 0, "agree": 0, "both_ok": 0, "shaped": 0,
-                 "overlap": 0}
+        t.name: {"source": t.source, "calls": 0, "both_ok": 0, "both_refused": 0,
+                 "ours_only": 0, "real_only": 0, "shaped": 0, "overlap": 0}
         for t in tools}
+    # HOME is the temporary root too: servers keeping state under it (taskmanager's
+    # ~/Documents/tasks.json) start empty on every run, as the compiled side does
     params = StdioServerParameters(command=command[0], args=command[1:],
-                                   env={**get_default_environment(), **env})
+                                   env={**get_default_environment(), "HOME": root, **env})
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         for _ in range(rounds):
             for spec in tools:
                 tool = service.tools[spec.name]
                 args = sample_arguments(tool, mine, service.name, rng)
-                args = {k: (f"{root}/{v}" if k in _PATHS and isinstance(v, str) else v)
+                args = {k: (root if k in _ROOTS else f"{root}/{v}"
+                            if k in _PATHS and isinstance(v, str) else v)
                         for k, v in args.items()}
                 real_args = {wire[spec.source or ""].get(k, k): v for k, v in args.items()}
                 ours = mine.call(f"{service.name}__{spec.name}", args)
                 try:
                     result = await session.call_tool(spec.source or spec.name, real_args)
-                    real_ok, real_json = _json_of(result)
-                except Exception:  # a protocol-level refusal
-                    real_ok, real_json = False, None
+                    real_ok, real_json, line = _json_of(result)
+                except Exception as error:  # a protocol-level refusal
+                    real_ok, real_json, line = False, None, f"{type(error).__name__}: {error}"
                 row = rows[spec.name]
                 row["calls"] += 1
-                row["agree"] += real_ok == bool(ours["success"])
-                row["both_ok"] += real_ok and bool(ours["success"])
+                our_ok = bool(ours["success"])
+                outcome = {(True, True): "both_ok", (False, False): "both_refused",
+                           (True, False): "ours_only", (False, True): "real_only"}[
+                    (our_ok, real_ok)]
+                row[outcome] += 1
+                if trace:
+                    print(f"  {spec.name} {json.dumps(real_args)[:120]}\n"
+                          f"    ours {'ok' if our_ok else ours.get('error', '')!s:.100}\n"
+                          f"    real {'ok' if real_ok else 'refused'}: {line:.100}")
                 data = ours.get("data")
                 if real_ok and ours["success"] and isinstance(real_json, dict) and isinstance(
                         data, dict):
                     row["shaped"] += 1
                     row["overlap"] += bool(set(real_json) & set(data))
     for row in rows.values():
-        row["agreement"] = row["agree"] / max(row["calls"], 1)
+        row["informative"] = row["calls"] - row["both_refused"]
+        row["agreement"] = (row["both_ok"] / row["informative"] if row["informative"]
+                            else None)
         row["shape"] = row["overlap"] / row["shaped"] if row["shaped"] else None
     return {"server": name, "tools": len(compiled.tools), "implemented": len(tools),
             "per_tool": rows}
+
+
+def verdict(agreement: float | None, least: float) -> str:
+    """``faithful`` / ``unfaithful`` by the agreement, ``unmeasured`` without one."""
+    if agreement is None:
+        return "unmeasured"
+    return "faithful" if agreement >= least else "unfaithful"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-agreement", type=float, default=0.8)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--trace", action="store_true", help="print every call's outcomes")
     parser.add_argument("--out", type=Path, help="write {server: {tool: measurement}}")
     args = parser.parse_args(argv)
     configs = {s[0]: s for s in SERVERS}
@@ -131,33 +179,42 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only:
         _, _, kind, binary, extra, env = configs[name]
         with tempfile.TemporaryDirectory() as tmp:
-            if name == "git":
+            if name == "git":  # a repository as a user has one: one commit on its branch
                 subprocess.run(["git", "init", "-q", tmp], check=True)
+                subprocess.run(["git", "-C", tmp, "-c", "user.name=bench", "-c",
+                                "user.email=bench@example.com", "commit", "-q",
+                                "--allow-empty", "-m", "init"], check=True)
             exe = (args.servers / "npm" / "node_modules" / ".bin" / binary if kind == "npm"
                    else args.servers / "pyvenv" / "bin" / binary)
             command = [str(exe), *[a.replace("{tmp}", tmp) for a in extra]]
             try:
-                measured = anyio.run(_measure, name, command, env, tmp, args.rounds, args.seed)
+                doc = json.loads((CORPUS / f"{name}.json").read_text())
+                measured = anyio.run(measure, name, doc, command, env, tmp, args.rounds,
+                                     args.seed, args.trace)
             except Exception as error:
                 report.append({"server": name, "error": f"{type(error).__name__}: {error}"})
                 continue
         for row in measured["per_tool"].values():
-            row["verdict"] = ("faithful" if row["agreement"] >= args.min_agreement
-                              else "unfaithful")
+            row["verdict"] = verdict(row["agreement"], args.min_agreement)
         report.append(measured)
     rows = [r for m in report for r in m.get("per_tool", {}).values()]
-    agreements = [r["agreement"] for r in rows]
+    agreements = [r["agreement"] for r in rows if r["agreement"] is not None]
     summary = {
         "servers": len([m for m in report if "per_tool" in m]),
-        "tools_measured": len(rows),
+        "tools_run": len(rows),
+        "tools_measured": len(agreements),
+        "unmeasured": len(rows) - len(agreements),
+        "faithful": sum(r["verdict"] == "faithful" for r in rows),
         "agreement_min": min(agreements) if agreements else None,
         "agreement_median": statistics.median(agreements) if agreements else None,
         "moved_to_simulated": sum(r["verdict"] == "unfaithful" for r in rows),
         "min_agreement": args.min_agreement, "rounds": args.rounds,
     }
     if args.out:
-        measured = {m["server"]: {t: {k: r[k] for k in ("source", "calls", "agree", "both_ok",
-                                                        "agreement", "shape", "verdict")}
+        measured = {m["server"]: {t: {k: r[k] for k in ("source", "calls", "informative",
+                                                        "both_ok", "both_refused", "ours_only",
+                                                        "real_only", "agreement", "shape",
+                                                        "verdict")}
                                   for t, r in sorted(m["per_tool"].items())}
                     for m in report if "per_tool" in m}
         args.out.write_text(json.dumps({"summary": summary, "servers": measured}, indent=1,
@@ -172,8 +229,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{m['server']}: {m['implemented']} of {m['tools']} tools implemented")
         for tool, r in m["per_tool"].items():
             shape = "n/a" if r["shape"] is None else f"{r['shape']:.0%}"
-            print(f"  {tool:40s} agreement {r['agreement']:.0%} (both succeeded "
-                  f"{r['both_ok']}/{r['calls']}) shape {shape} {r['verdict']}")
+            agreement = "n/a" if r["agreement"] is None else f"{r['agreement']:.0%}"
+            print(f"  {tool:40s} agreement {agreement:>4s} (both answered {r['both_ok']}, "
+                  f"only ours {r['ours_only']}, only real {r['real_only']}, both refused "
+                  f"{r['both_refused']} of {r['calls']}) shape {shape} {r['verdict']}")
     print(json.dumps(summary))
     return 0
 

@@ -94,6 +94,9 @@ _SAYS_ANSWER = re.compile(r"\b(?:response|responses|return(?:s|ed)?|results?|out
 _FORMATS = {"format", "output_format", "response_format", "detail_level", "view", "verbosity",
             "output", "output_mode", "response_mode", "representation", "style"}
 """Options choosing how an answer is rendered (airtable's ``detailLevel``, Google's ``view``)."""
+_MASKS = {"update_mask", "updatemask", "field_mask", "fieldmask", "mask"}
+"""Google's ``updateMask``: the fields a PATCH writes, those the call gives (the engine writes
+exactly the fields given)."""
 _RETRY_TOKENS = {"client_token", "idempotency_key", "idempotency_token", "client_request_id",
                  "idempotence_key"}
 _RETRY = re.compile(r"idempot|\bretr(?:y|ies|ied)\b|\bduplicate", re.I)
@@ -115,7 +118,9 @@ def no_effect(name: str, schema: dict[str, Any], op: str) -> bool:
     * on a write that names its record (update, delete, transition), an idempotency token
       (``client_token``, ``idempotency_key``; a ``request_id`` described as making retries
       safe): one call has the same effect with or without it. On a create it is no option:
-      a retry with the same token creates nothing, which the engine does not model.
+      a retry with the same token creates nothing, which the engine does not model;
+    * on an update, an update mask (``update_mask``) naming the fields it writes: the engine
+      writes the fields the call gives.
     """
     snake = identifier(name)
     words = snake.split("_")
@@ -137,6 +142,8 @@ def no_effect(name: str, schema: dict[str, Any], op: str) -> bool:
             and schema["items"].get("type", "string") == "string")):
         return bool(_SAYS_ANSWER.search(text))
     if op in _READS and snake in _FORMATS and kind in ("string", None):
+        return True
+    if op == "update" and snake in _MASKS and kind in ("string", None):
         return True
     if op in ("update", "delete", "transition") and kind in ("string", None):
         return snake in _RETRY_TOKENS or (snake == "request_id" and bool(_RETRY.search(text)))

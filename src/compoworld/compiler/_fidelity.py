@@ -2,8 +2,10 @@
 
 ``bench/fidelity.py`` runs the same call sequences against a real server and against the
 service compiled from its spec and writes, per tool, how often both sides agreed (both
-succeeded or both refused). A tool below the threshold is switched to simulated with the
-measurement as its reason; the figure of every measured tool is returned for the catalog.
+answered) among the calls at least one side answered — a call both refused says nothing and
+is no agreement. A tool below the threshold is switched to simulated with the measurement as
+its reason; the figure of every measured tool is returned for the catalog. A tool no call
+measured (``agreement`` None: every call refused on both sides) is left as it is.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ def apply_fidelity(spec: ServiceSpec, measured: dict[str, dict[str, Any]], *,
 
     Args:
         spec: A verified service spec.
-        measured: Tool name → ``{"agreement": float, "calls": int, "agree": int}``, as
-            ``bench/fidelity.py --out`` writes per server.
+        measured: Tool name → ``{"agreement": float | None, "informative": int,
+            "both_ok": int, ...}``, as ``bench/fidelity.py --out`` writes per server.
         min_agreement: The least agreement a faithful tool shows.
 
     Example:
@@ -37,13 +39,14 @@ def apply_fidelity(spec: ServiceSpec, measured: dict[str, dict[str, Any]], *,
     tools = []
     for tool in spec.tools:
         row = measured.get(tool.name)
-        if row is None or tool.simulated:
+        if row is None or tool.simulated or row.get("agreement") is None:
             tools.append(tool)
             continue
         figures[tool.name] = float(row["agreement"])
         if row["agreement"] < min_agreement:
-            reason = (f"fidelity: agreed with the real implementation on {row['agree']} of "
-                      f"{row['calls']} calls (< {min_agreement:.0%})")
+            reason = (f"fidelity: agreed with the real implementation on {row['both_ok']} of "
+                      f"{row['informative']} calls either side answered "
+                      f"(< {min_agreement:.0%})")
             tool = tool.model_copy(update={"simulated": True, "simulated_reason": reason})
         tools.append(tool)
     return spec.model_copy(update={"tools": tools}), figures

@@ -16,7 +16,6 @@ from compoworld.compiler._result import CompileResult, SpecError
 from compoworld.compiler._rules import (
     ARITHMETIC,
     COMPUTE_NOUNS,
-    SCOPES,
     TRANSITIONS,
     classify_verb,
     core_noun,
@@ -26,6 +25,7 @@ from compoworld.compiler._rules import (
     key_like,
     natural_keys,
     plural,
+    scope_like,
     singular,
     split_verb,
 )
@@ -145,6 +145,11 @@ def _listing(noun: list[str], description: str) -> bool:
                             "gets a list", "retrieve a list", "retrieves a list"))
 
 
+_READ_OR_WRITE = {"open"}
+"""Verbs that create (``open_account``, ``open_ticket``) unless their object is a reading."""
+_READ_TAILS = {"details", "detail", "info", "information", "contents", "content"}
+"""Words naming a reading of a record: ``open_task_details`` opens the task's details."""
+
 _ORDINALS = {"next", "previous", "prev", "latest", "last", "first", "newest", "oldest",
              "current", "random", "top"}
 """``get_next_task``: the record an order picks (the next pending task), not one named."""
@@ -181,6 +186,8 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
                                    else {})
     read_only = annotations.get("readOnlyHint") is True
     family = "transition" if marked is not None else classify_verb(verb)
+    if verb in _READ_OR_WRITE and rest and rest[-1] in _READ_TAILS:
+        family = "get"  # open_task_details reads the task; open_account creates one
     if not noun or (namespace and "_".join(noun) == namespace
                     and identifier(name).startswith(f"{namespace}_")):
         # git's git_add(repo_path, files): `git` is the server, no resource of it
@@ -207,6 +214,12 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
         return None, "bulk operation over a list of records"
     if words & {"batch", "bulk"}:  # hubspot-batch-read-objects(inputs=[{id}...]) too
         return None, "batch operation (one call over many records)"
+    if family == "summary" and singular(noun[-1]) == noun[-1] and noun[-1] not in _NOT_PLURAL \
+            and required:
+        # mongodb's db-stats(database): the figures of the one database named, never an
+        # aggregate over records
+        return None, (f"statistics of one {entity} (its own figures, not an aggregate over "
+                      "records) have no rule")
     if family == "get" and not ids and (many or _listing(noun, str(tool.get("description") or ""))):
         family, many = "list", True
     plural_ = f" + plural {'_'.join(noun)}" if family == "list" and verb != "list" else ""
@@ -251,9 +264,6 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     return plan, ""
 
 
-_SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
-
-
 def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[str],
              family: str) -> list[str]:
     """The inputs beside a record's id that scope it: gitlab's
@@ -267,10 +277,9 @@ def scope_of(id_param: str, inputs: dict[str, dict[str, Any]], required: list[st
     """
     out = []
     for name, schema in inputs.items():
-        snake = identifier(name)
         if name == id_param or schema.get("type", "string") not in ("string", "integer"):
             continue
-        named = snake.endswith(_SCOPE_SUFFIXES) or snake in SCOPES
+        named = scope_like(name)
         if family in ("get", "delete"):
             if named or (name in required and key_like(name)):
                 out.append(name)
@@ -310,6 +319,8 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
     asm = Assembler(source)
     descriptions = []
     taken: set[str] = set()
+    planned: list[tuple[dict[str, Any], str, str, list[tuple[str, dict[str, Any], bool]],
+                        dict[str, Any], ToolPlan | None, str]] = []
     for i, raw in enumerate(tools):
         tool = raw.get("function") if isinstance(raw, dict) and "function" in raw else raw
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
@@ -332,12 +343,19 @@ def _compile(tools: list[dict[str, Any]], *, name: str, domain: str, provenance:
                              namespace=identifier(name, "service"))
         tool_name = unique_name(identifier(tool["name"], "tool", limit=None), taken)
         taken.add(tool_name)
+        planned.append((tool, tool_name, description, inputs, record, plan, reason))
+    replies = {p.entity for *_, p, _ in planned if p is not None}
+    for tool, tool_name, description, inputs, record, plan, reason in planned:
         if plan is None:
             writes = not (isinstance(tool.get("annotations"), dict)
                           and tool["annotations"].get("readOnlyHint") is True)
             asm.opaque(tool_name, description, inputs, record, reason=reason,
                        source=tool["name"], writes=writes)
             continue
+        if plan.verb == "reply" and f"{plan.entity}_reply" in replies:
+            # slack's reply_to_thread writes a thread reply, which get_thread_replies lists
+            plan.entity = f"{plan.entity}_reply"
+            plan.rule = f"action:verb reply → send {plan.entity}"
         plan.name, plan.description = tool_name, description
         emit_plan(asm, plan, inputs, record if plan.op in ("get", "compute") else {})
     firsts = (summary_sentence(d) for d in descriptions)

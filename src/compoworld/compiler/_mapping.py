@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import re
+
 from compoworld.compiler._assemble import Assembler
 from compoworld.compiler._operation import (
     QUALIFIERS,
@@ -103,6 +105,10 @@ def _keyed_noun(chain: list[list[str | None]]) -> bool:
     return bool(chain[start][0] and chain[start][1] and all(c[1] for c in chain[start:]))
 
 
+_CONVERSION = re.compile(r"^[A-Za-z]+[-_]to[-_][A-Za-z]+$|^[a-z]+To[A-Z][a-z]+$")
+"""A path word naming a conversion: ``text-to-speech``, ``speech_to_text``, ``htmlToPdf``."""
+
+
 def map_operation(op: Operation, asm: Assembler) -> ToolPlan | None:
     """The tool plan of an operation, or None (``op.reason`` says why it stays simulated).
 
@@ -125,6 +131,10 @@ def _map(op: Operation) -> ToolPlan | None:
         return path_keys(op, chain)
     if not chain or not chain[-1][0]:
         op.reason = "the path names no resource"
+        return None
+    conversion = next((str(c[0]) for c in chain if c[0] and _CONVERSION.match(str(c[0]))), None)
+    if conversion:  # POST /v1/text-to-speech/{voice_id}: speech made from text, no text record
+        op.reason = f"{conversion!r} names a conversion (one form into another), no resource"
         return None
     last_word = identifier(str(chain[-1][0]))
     if (op.many and (last_word in QUALIFIERS or _by_key(last_word)) and not chain[-1][1]

@@ -24,7 +24,10 @@ from compoworld.compiler._summary import summary_sentence, summary_text
 from compoworld.service import Provenance
 
 METHODS = ("get", "post", "put", "patch", "delete")
-_PREFIX = re.compile(r"^(v\d+([._]\d+)*([a-z]+\d*)?|api|apis|rest|\d+([.-]\d+)*|latest)$", re.I)
+_PREFIX = re.compile(r"^(v\d+([._]\d+)*([a-z]+\d*)?|api|apis|rest|\d+([.-]\d+)*|latest"
+                     r"|v\{[^}]+\})$", re.I)
+"""Version prefixes, literal (``v1``, ``2015-03-31``) or a placeholder (opencage's
+``/v{version}/{format}``: no ``v_version`` resource)."""
 _JSON = re.compile(r"json", re.I)
 _FORM = ("application/x-www-form-urlencoded", "multipart/form-data")
 GOOGLE_PARAMS = frozenset({"$.xgafv", "access_token", "alt", "callback", "fields", "key",

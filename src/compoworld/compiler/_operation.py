@@ -30,10 +30,15 @@ QUALIFIERS = {"recent", "latest", "popular", "top", "trending", "upcoming", "pas
               "starred", "hidden", "unread", "incoming", "outgoing", "inbound", "saved",
               "archived", "flagged", "favorite", "available", "recommended", "advertised",
               "issued", "delivered", "shipped", "all",
+              # the one of them that comes first, or the day's (/logos/main, /results/today)
+              "main", "primary", "today", "yesterday", "tomorrow",
               # a representation of the same records (/events/simple, /employees/paged)
               "simple", "detailed", "expanded", "full", "paged"}
 """Words that qualify a listing (``/media/recent``, ``/comments/recent/{type}``): adjectives
 naming a subset or a form of the records, never a resource of their own."""
+_CREATE_OR_UPDATE = re.compile(r"(?:^|_)(?:create|add|insert|put)_or_(?:update|replace)(?:_|$)"
+                               r"|(?:^|_)upsert(?:_|$)")
+"""An operation id naming both a create and an update (``..._CreateOrUpdate``)."""
 _CALLER = {"me", "mine", "self", "my"}
 """Literals standing for the caller's own record where an id would be: ``/carts/mine``,
 ``/users/self/feed``. The seeded world has one caller, so they scope nothing."""
@@ -76,12 +81,22 @@ class Operation:
         inputs = [(p["name"], p["schema"], p["required"]) for p in self.params] + [
             (k, v, k in self.body_required) for k, v in self.body.items()]
         if plan is None:
-            name = tool_name(self, None)
+            # two simulated operations may read the same (elevenlabs' text_to_speech and its
+            # .../stream): neither is lost to the name they share
+            name, taken, n = tool_name(self, None), {t.name for t in asm.tools}, 2
+            base = name
+            while name in taken:
+                name, n = f"{base}_{n}", n + 1
             asm.opaque(name, self.summary or f"{self.method} {self.path}", inputs, self.record,
                        reason=self.reason, source=self.source, writes=self.method != "GET")
             return
         plan.name = tool_name(self, plan)
         plan.description, plan.text = self.summary, self.text
+        plan.body = frozenset(self.body)
+        if _CREATE_OR_UPDATE.search(identifier(self.operation_id or "")):
+            # Azure's ConfigurationAssignments_CreateOrUpdate: an upsert by its id (the
+            # description seldom says so); the check on the text then keeps it simulated
+            plan.text = f"{plan.text or plan.description} (creates or updates)".strip()
         emit_plan(asm, plan, inputs, self.record)
 
 

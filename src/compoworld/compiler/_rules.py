@@ -249,7 +249,9 @@ def classify_verb(verb: str) -> str | None:
 
 
 _FILLER = {"info", "information", "details", "detail", "data", "list", "all", "my", "new",
-           "current", "the", "a", "an", "multiple", "many", "several", "some", "each"}
+           "current", "the", "a", "an", "multiple", "many", "several", "some", "each", "one"}
+"""Words that name no resource: mongodb's ``insert-one`` / ``delete-one`` insert one document
+into the collection their inputs name (no ``one`` records), as ``insert-many`` inserts many."""
 
 
 def core_noun(words: list[str]) -> list[str]:
@@ -272,6 +274,17 @@ _KEY_SUFFIXES = ("_name", "_arn", "_id", "_key", "_path", "_code", "_email", "_s
 SCOPES = {"owner", "repo", "repository", "project", "org", "organization", "workspace", "team",
           "namespace", "tenant", "site", "base", "bucket", "account", "group", "space"}
 """Required inputs that scope a record (github's ``owner`` + ``repo``): part of its key."""
+
+
+SCOPE_SUFFIXES = ("_id", "_iid", "_uuid", "_arn", "_sid", "_key")
+"""Endings of inputs naming another record by its id: beside a record's own id, its scope."""
+
+
+def scope_like(name: str) -> bool:
+    """Whether an input beside a record's id names the record it lies under: another record's
+    id (``ServiceId``, ``merge_request_iid``) or a scope (``owner``, ``workspace``)."""
+    snake = identifier(name)
+    return snake.endswith(SCOPE_SUFFIXES) or snake in SCOPES
 
 
 def key_like(name: str) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from compoworld.compiler._accepted import first_page, no_effect, paging_role
 from compoworld.compiler._assemble import MAX_FIELDS, Assembler
-from compoworld.compiler._rules import identifier, key_like
+from compoworld.compiler._rules import identifier, key_like, scope_like
 from compoworld.compiler._semantic import singular
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 
@@ -61,9 +61,31 @@ _WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
 """Names of one object input holding the values of a call, not a field of its record
 (``fields`` / ``attributes`` / ``properties`` are often the record's own nested object:
 an Airtable record is ``{id, fields: {...}}``)."""
+_EDIT_LISTS = {"updates", "changes", "operations", "patches", "edits", "actions",
+               "instructions", "ops"}
+"""Names of an update's list of edit objects (an action and a value each, see ``_edits``)."""
 _WIDENS = {"all", "everything", "recursive", "deep", "any"}
 """Booleans of a read that widen which records answer (gitlab's ``all``: "Return all
 statuses, not only the latest ones"), never a field of the records."""
+
+
+def _edits(items: Any) -> bool:
+    """Whether list items are edits: each names its action (``{Action: INSERT | DELETE, ...}``,
+    JSON Patch's ``op``), so the list is no value stored (an alert's ``actions`` is one)."""
+    props = items.get("properties") if isinstance(items, dict) else None
+    return isinstance(props, dict) and bool(
+        {identifier(k) for k in props} & {"action", "op", "operation", "change_type"})
+
+
+def _is_flag(schema: dict[str, Any]) -> bool:
+    """A boolean, or a string that takes ``true`` / ``false`` (AWS query flags)."""
+    if schema.get("type") == "boolean":
+        return True
+    enum = {str(v).lower() for v in schema.get("enum") or []}
+    text = str(schema.get("description") or "").lower()
+    return schema.get("type") in ("string", None) and (
+        (bool(enum) and enum <= {"true", "false"}) or (
+            not enum and bool(re.search(r"\b(?:true|false)\b", text))))
 
 
 def _says_direction(schema: dict[str, Any]) -> bool:
@@ -117,6 +139,9 @@ class ToolPlan:
     id, the inputs scoping it (its parents' ids), which the record must match."""
     text: str = ""
     """The source's whole description, when ``description`` is only its first sentence."""
+    body: frozenset[str] = frozenset()
+    """Inputs from the request body: the record's own values, never transport controls (an
+    artifactregistry Tag's ``version`` is no API version)."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -225,7 +250,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role="option", type=_option_type(schema), description=text,
                           required=bool(required) or None))
             continue
-        if plan.transport and (category == "control" or identifier(name) in _PROTOCOL or (
+        if plan.transport and name not in plan.body and (
+                category == "control" or identifier(name) in _PROTOCOL or (
                 not required and (identifier(name) in _PRESENTATION or (
                     _OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
             continue  # protocol, not operation (see ToolPlan.transport)
@@ -252,6 +278,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                           required=required if category == "query" else None))
             continue
         if not (reads or writes):
+            if one and plan.id_param and required and scope_like(name) and schema.get(
+                    "type", "string") in ("string", "integer"):
+                # servicediscovery GetInstance(ServiceId, InstanceId): the instance of that
+                # service; the record must lie under it (404 otherwise), as a path parent does
+                key = asm.add_field(entity, name, schema, description=text)
+                if key and key != "id":
+                    add(ParamSpec(name=pname, role="filter", field=key, required=True,
+                                  description=text or f"The {key} the {entity} lies under."))
+                    continue
             drop(name, required, f"not modelled for op {op!r}")
             continue
         if schema.get("type") == "object" and not schema.get("properties") and (
@@ -274,6 +309,14 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                                                         schema.get("type") == "array")):
             drop(name, required, "says what to answer or holds a filter expression, not a "
                                  "value to match")
+            continue
+        if reads and pname.startswith("only_") and _is_flag(schema):
+            # macie2's onlyAssociated: true narrows to associated accounts, false answers all
+            drop(name, required, "narrows which records answer when true (no field to match)")
+            continue
+        if op == "update" and pname in _EDIT_LISTS and records_list and _edits(items):
+            # waf's UpdateByteMatchSet(updates=[{Action: INSERT | DELETE, ...}])
+            drop(name, required, "is a list of edits (a patch document), no value written whole")
             continue
         bound = range_bound(name, schema) if reads else None
         if bound is not None:
@@ -303,8 +346,18 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                 r"(?:add|remove)_\w+|\w+_to_(?:add|remove)", pname):
             drop(name, required, "adds to or removes from a list (not a value written whole)")
             continue
-        if op == "update" and pname.startswith("new_") and pname[4:] in (
-                *draft.fields, *plan.keys, "name"):
+        if op == "update" and pname.startswith("old_") and f"new_{pname[4:]}" in given:
+            # magick's PUT /users/password/{username}(old_password, new_password): the change
+            # holds only while the old value matches, a filter the record must match (404)
+            fname = asm.add_field(entity, pname[4:], schema, description=text)
+            if fname is None or fname == "id":
+                drop(name, required, "cannot be stored")
+                continue
+            add(ParamSpec(name=pname, role="filter", field=fname, description=text,
+                          required=bool(required), op="eq"))
+            continue
+        if op == "update" and pname.startswith("new_") and (pname[4:] in (
+                *draft.fields, *plan.keys, "name") or f"old_{pname[4:]}" in given):
             name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
         fname = asm.add_field(entity, member or name,
                               schema["items"] if member else schema, description=text)

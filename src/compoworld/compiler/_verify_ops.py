@@ -87,13 +87,17 @@ def located(ctx: Context, tool: ToolSpec, args: dict[str, Any]) -> dict[str, Any
 
 
 def valid_args(ctx: Context, tool: ToolSpec, record: dict[str, Any] | None) -> dict[str, Any]:
-    """Valid arguments: sampled, with id / filters / inputs taken from ``record`` when given."""
+    """Valid arguments: sampled, with id / filters / inputs taken from ``record`` when given
+    (on a call acting on one record every filter it declares: its key, its scope, the old
+    value a compare-and-set must match)."""
     runtime: Tool = ctx.service.tools[tool.name]
     args = sample_arguments(runtime, ctx.env, ctx.spec.name, ctx.rng, optional=False)
+    one = tool.op in ("get", "update", "delete") or bool(
+        tool.action and tool.action.effect == "transition")
     for p in tool.params:
         if p.role == "id" and record is not None:
             args[p.name] = record["id"]
-        elif (p.role == "filter" and record is not None and p.name in args
+        elif (p.role == "filter" and record is not None and (p.name in args or one)
               and p.op in ("eq", "contains", "in", "gte", "lte")
               and record.get(p.field or p.name) is not None):
             value = record[p.field or p.name]  # a value the record itself matches
