@@ -35,7 +35,9 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     * ``explore-then-act`` — a rule stored in the world sets a value (the agent must find it);
     * ``idempotency-check`` — what one step would create is already there (a trap);
     * ``batch-with-exceptions`` — a fan-out leaves out the item a rule stored in the world
-      holds back (``tasks._exceptions``).
+      holds back (``tasks._exceptions``);
+    * ``error-recovery`` — the call as asked is refused by a rule of the service, and the
+      plan does it another way (``tasks._recovery``).
     """
     found: set[Capability] = set()
     if condition is not None:
@@ -87,4 +89,6 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             found.add("idempotency-check")
         if "exception" in kinds:
             found.add("batch-with-exceptions")
+        if "refusal" in kinds:
+            found.add("error-recovery")
     return [c for c in typing.get_args(Capability) if c in found]
