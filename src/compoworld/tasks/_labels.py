@@ -26,7 +26,8 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     * ``ranked-selection`` — a value comes from the list item with the max/min of a field;
       ``multi-objective-tradeoff`` when a second criterion narrows the list first ("the
       cheapest among those rated above 3", ``tasks._tradeoff``);
-    * ``data-transformation`` — an argument is computed from found values (a sum);
+    * ``data-transformation`` — an argument is computed from found values (a sum; a date
+      moved from a found one, ``tasks._temporal``);
     * ``fan-in-aggregation`` — a computed value aggregates a list, or one write draws on
       answers of two services or more;
     * ``referential-integrity`` — a write links its record to an existing one found earlier
@@ -56,7 +57,8 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             origin = _service(plan[source.step])
             origins.add(origin)
             if source.kind == "computed" and source.op == "shift":
-                found.add("temporal-reasoning")
+                # a date computed from a found one: reasoning on time, and a transformation
+                found |= {"temporal-reasoning", "data-transformation"}
             elif source.kind == "computed":
                 found |= {"data-transformation", "fan-in-aggregation"}
             if origin != _service(step):
