@@ -23,6 +23,7 @@ from compoworld.tasks._recovery import (
     gave_up,
     refusal_matters,
 )
+from compoworld.tasks._rewrite import stated_values
 from compoworld.tasks._rubric import collateral_criterion, state_criteria
 from compoworld.tasks._trap_check import find_check, trap_check
 from compoworld.world import compose
@@ -72,6 +73,8 @@ def test_a_create_refused_for_a_taken_value_goes_on_with_the_record_there(taken:
     assert trap.record in later or any(
         src.step == trap.position for s in taken.plan for src in s.sources.values())
     assert trap.record not in taken.instruction and TAKEN_NOTE in taken.instruction
+    # every value the plan takes as stated is in the request (the recovery's read included)
+    assert all(v.casefold() in taken.instruction.casefold() for v in stated_values(taken.plan))
     assert "error-recovery" in taken.labels.capabilities
     assert "idempotency-check" not in taken.labels.capabilities
     # Giving up after the refusal fails; the gates and the oracle pass.

@@ -47,7 +47,7 @@ from compoworld.tasks._diff import kind_of, net_changes
 from compoworld.tasks._following import run_following
 from compoworld.tasks._model import ArgSource, Criterion, Planted, Step, Trap
 from compoworld.tasks._planting import plant
-from compoworld.tasks._trap_check import find_check
+from compoworld.tasks._trap_check import PAGING, find_check
 
 RECOVERY_SHARE = 0.5
 """Share of attempts that try a refusal to recover from (where the plan books a time span)."""
@@ -189,12 +189,15 @@ def _taken(plan: list[Step], changes: list[list[Change]], index: int, rng: rando
         check = find_check(world, look, [*planted, record]) if world is not None else None
         if check is None or world is None:
             continue
-        output = world.call(check.tool, check.arguments).get("data")
+        # only what the request states (or an earlier step found): no page size of its own,
+        # which the request would not say
+        arguments = {k: v for k, v in check.arguments.items() if k not in PAGING}
+        output = world.call(check.tool, arguments).get("data")
         at = _path_of(output, str(values["id"]))
         if at is None:
             continue
-        read = Step(tool=check.tool, arguments=check.arguments,
-                    sources={k: check.sources.get(k, _STATED) for k in check.arguments},
+        read = Step(tool=check.tool, arguments=arguments,
+                    sources={k: check.sources.get(k, _STATED) for k in arguments},
                     output=output)
         moved = [read if k == index else s.model_copy(update={"sources": {
             name: src.model_copy(update={"path": _field_at(at, src.path)})

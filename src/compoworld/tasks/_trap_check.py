@@ -23,7 +23,8 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import ArgSource, Planted, Task, Trap
 from compoworld.tasks._world import build_world as task_world
 
-_PAGING = ("limit", "page_size", "max_results", "per_page", "count", "size")
+PAGING = ("limit", "page_size", "max_results", "per_page", "count", "size")
+"""Page-size parameters (a check asks for the largest page)."""
 _SEARCH = ("query", "q", "search", "keyword", "keywords", "term", "text")
 """Free-text search parameters (a read that finds records by what they hold)."""
 _NAMING = ("email", "name", "full_name", "title", "subject", "summary", "code", "sku", "number")
@@ -61,7 +62,7 @@ def _variants(tool: Any, trap: Trap) -> list[dict[str, Any]]:
     required = {p.name: given[p.name] for p in tool.params if p.required}
     filters = {n: given[n] for n in sorted(names & set(given)) if n not in required}
     paging = {}
-    for name in sorted(names & set(_PAGING)):
+    for name in sorted(names & set(PAGING)):
         schema = (tool.parameters.get("properties") or {}).get(name) or {}
         if schema.get("type") == "integer":
             paging[name] = min(int(schema.get("maximum", _BIG_PAGE)), _BIG_PAGE)
