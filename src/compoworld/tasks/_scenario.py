@@ -272,11 +272,13 @@ def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
     order."""
     writes = [i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"]
     used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
+    copies = [i for i, s in enumerate(plan) if any(src.each for src in s.sources.values())]
     options = []
     for i in writes:
         net = net_changes(changes[i])
         if (len(writes) < 2 or i in used or len(net) != 1
-                or kind_of(*next(iter(net.values()))) != "create"):
+                or kind_of(*next(iter(net.values()))) != "create"
+                or (i in copies and len(copies) <= 2)):  # it would leave no fan-out
             continue
         options.append(i)
     rng.shuffle(options)
