@@ -138,7 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         "names_a_service_id": round(sum(any(s in t.instruction for s in service_ids)
                                         for t in tasks) / n, 3),
         "rule": round(sum(bool(t.scenario and t.scenario.rule) for t in tasks) / n, 3),
-        "trap": round(sum(bool(t.scenario and t.scenario.traps) for t in tasks) / n, 3),
+        # a trap: a duplicate to avoid, a namesake, an item held back (a refusal to recover
+        # from is error recovery, counted by its label)
+        "trap": round(sum(bool(t.scenario and any(x.kind != "refusal" for x in t.scenario.traps))
+                          for t in tasks) / n, 3),
         "report": round(sum(any(c.kind == "answer" for c in t.rubric) for t in tasks) / n, 3),
         "labels": {label: round(labels[label] / n, 3)
                    for label in typing.get_args(Capability)},

@@ -68,13 +68,14 @@ def test_a_write_amount_can_be_the_sum_over_a_list_found_earlier():
 @pytest.mark.slow
 def test_generated_data_transformation_tasks_sum_what_an_earlier_step_found():
     task = next(t for t in generate_tasks(400, seed=0)
-                if "data-transformation" in t.labels.capabilities)
+                if "data-transformation" in t.labels.capabilities
+                and any(src.op == "sum" for s in t.plan for src in s.sources.values()))
     assert all(verify_task(task).values())
     checked = 0
     for step in task.plan:
         for name, source in step.sources.items():
-            if source.kind != "computed":
-                continue
+            if source.kind != "computed" or source.op == "shift":
+                continue  # a date moved from a found one: tests/tasks/test_structures.py
             assert source.step is not None and source.op == "sum" and len(source.paths) >= 2
             output = task.plan[source.step].output
             values = []

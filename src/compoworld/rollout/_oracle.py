@@ -65,10 +65,11 @@ def _touch(task: Task, entry: _Entry) -> tuple[str, bool, set[int]]:
         step = task.plan[entry[1]]
         return action(step)[0], is_read(step), {s.step for s in step.sources.values()
                                                 if s.step is not None}
-    # a check waits for every value of the create it stands for: it compares them all
+    # a check waits for every value of the create it stands for: it compares them all; a
+    # refusal's call is a write (its answer decides what comes next: nothing joins its turn)
     assert task.scenario is not None
     trap = task.scenario.traps[entry[1]]
-    return (trap.table.split(SEPARATOR, 1)[0], True,
+    return (trap.table.split(SEPARATOR, 1)[0], trap.kind != "refusal",
             {s.step for s in trap.step.sources.values() if s.step is not None})
 
 
@@ -217,7 +218,9 @@ class OracleAgent:
     def _missing(task: Task, seen: Seen) -> frozenset[int]:
         """The traps whose check came back without the record."""
         return frozenset(check.trap for check in _checks(task)
-                         if seen.done(f"call_check_{check.trap}") and existing_record(
+                         if task.scenario is not None  # a refusal's call is not a check
+                         and task.scenario.traps[check.trap].kind == "idempotency"
+                         and seen.done(f"call_check_{check.trap}") and existing_record(
                              seen.data(f"call_check_{check.trap}"),
                              seen.trap_arguments(check.trap)) is None)
 

@@ -1,7 +1,8 @@
 """How the oracle plays each structure of a task: one function per kind, one dispatch table.
 
 A structure is something the task adds to a plain walk: who asks (``persona``), a rule stored
-in the world (``rule``), an idempotency trap (``trap``), a write done for each item of a list
+in the world (``rule``), a trap (``trap``: a record already there, a namesake, or a call the
+service refuses and the way around it), a write done for each item of a list
 (``fan-out``), a write done only if a found value passes a threshold (``condition``), a value
 found along the way to report back (``report-back``). Each kind's function reads the task and
 what the episode has shown so far (:class:`Seen`) and returns a :class:`Play`: the notes it
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from compoworld.rollout._narration import Note, action, condition_note, ordinal, ranking, show, words
-from compoworld.rollout._results import data_of, get_path, path_of, resolve
+from compoworld.rollout._results import data_of, error_of, get_path, path_of, resolve
 from compoworld.service import SEPARATOR
 from compoworld.tasks import Task
 from compoworld.tasks._trap_check import TrapCheck, existing_record, trap_check
@@ -189,6 +190,9 @@ def _trap(task: Task, seen: Seen) -> Play | None:
         thing = words(entity)
         if trap.kind == "exception":
             continue  # the item held back: the rule's play says why it is left out
+        if trap.kind == "refusal":
+            play.merge(_refusal(task, seen, k))
+            continue
         if trap.kind == "decoy":
             users = [i for i, s in enumerate(task.plan) if any(
                 src.step == trap.position for src in s.sources.values())]
@@ -238,6 +242,53 @@ def _trap(task: Task, seen: Seen) -> Play | None:
             play.changed.append(f"- **{service}** — {action(trap.step)[1]} {thing}: "
                                 + (f"`{ident}`" if ident else "done") + f", with {about} (there "
                                 "was none yet).")
+    return play
+
+
+def _refusal(task: Task, seen: Seen, k: int) -> Play:
+    """A refusal to recover from (``tasks._recovery``): the call as asked is made first (the
+    trap's check); the service refuses it; the plan's step in its place is the recovery — the
+    same call at another time (the time was taken), or a look-up of the record already there
+    (a value it must not share was taken)."""
+    assert task.scenario is not None
+    trap = task.scenario.traps[k]
+    play = Play()
+    check = trap_check(task, k)
+    if check is None:
+        return play
+    play.checks.append(check)
+    service = trap.table.split(SEPARATOR, 1)[0]
+    _, verb, noun = action(trap.step)
+    about = ", ".join(f"{words(n)} {show(v, 40)}" for n, v in seen.trap_arguments(k).items())
+    play.add(("check", k), Note("purpose", f"The request asks me to {verb} a {noun} in "
+                                           f"{service} ({about}), so I do exactly that first."))
+    if not seen.done(f"call_check_{k}"):
+        return play
+    error = error_of(seen.results.get(f"call_check_{k}"))
+    if error is None:  # it went through after all: nothing to recover from
+        play.add(("found", k), Note("check", f"{service} took it as asked."))
+        return play
+    recovery = task.plan[trap.position]
+    if recovery.tool == trap.step.tool:  # the same call, moved to when the blocker ends
+        sent = seen.arguments(trap.position)
+        instead = ", ".join(f"{words(n)} {show(v, 40)}" for n, v in sent.items()
+                            if trap.step.arguments.get(n) != v)
+        play.add(("found", k), Note("check", f"{service} refused it: \"{error}\" The request "
+                                             "says what to do then: leave what is in the way as "
+                                             "it is, and book this to start when that ends, for "
+                                             f"the same length of time. So I {verb} the {noun} "
+                                             f"with {instead} instead."))
+        play.report.append(f"The time you asked for in {service} was taken ({error.rstrip('.')});"
+                           f" as you said, I left that as it was and made the {noun} with "
+                           f"{instead} instead.")
+        return play
+    thing = words(trap.table.split(SEPARATOR, 1)[1])
+    play.add(("found", k), Note("check", f"{service} refused it: \"{error}\" So there already "
+                                         f"is one, and the request says to carry on with the "
+                                         f"one that's there rather than add another: I look "
+                                         f"that {thing} up and use it from here on."))
+    play.report.append(f"{service} already had that {thing} ({error.rstrip('.')}), so I did "
+                       "not add another: I used the one that was there.")
     return play
 
 

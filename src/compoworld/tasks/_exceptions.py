@@ -82,16 +82,19 @@ def add_exception(plan: list[Step], changes: list[list[Change]], env: Environmen
     label = _label(items, indices)
     if label is None:
         return None
-    at = copies[rng.randrange(len(copies))]
-    net = net_changes(changes[at])
-    if len(net) != 1:
+    author = colleague(env, rng)
+    words = " ".join(f"{k} {v}" for s in plan for k, v in s.arguments.items()).casefold()
+    held = list(copies)
+    rng.shuffle(held)  # the items tried in a drawn order: the first a person can name alone
+    for at in held:
+        net = net_changes(changes[at])
+        value = items[_item_of(plan[at])[2]][label]
+        if len(net) == 1 and words.count(str(value).casefold()) <= 1 and \
+                str(value).casefold() not in author.name.casefold():
+            break  # else the plan's other values would say which one it is
+    else:
         return None
     table = next(iter(net))[0]
-    value = items[_item_of(plan[at])[2]][label]
-    words = " ".join(f"{k} {v}" for s in plan for k, v in s.arguments.items()).casefold()
-    author = colleague(env, rng)
-    if words.count(str(value).casefold()) > 1 or str(value).casefold() in author.name.casefold():
-        return None  # the plan's other values would say which one it is
     things = list_things(plan[source])
     subject = f"{things.capitalize()} on hold"
     user = env.pool.user

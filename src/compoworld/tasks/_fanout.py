@@ -43,9 +43,17 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
         items = plan[source].output.get(list_path) if isinstance(plan[source].output, dict) else None
         if isinstance(items, list) and 2 <= len(items) <= MAX_ITEMS:
             options.append((index, source, list_path, len(items)))
-    if not options:
-        return None
-    index, source, list_path, count = options[rng.randrange(len(options))]
+    rng.shuffle(options)  # tried in a drawn order: the first whose items give distinct writes
+    for index, source, _, count in options:
+        made = _fanned(plan, index, source, count)
+        if made is not None:
+            return made
+    return None
+
+
+def _fanned(plan: list[Step], index: int, source: int, count: int) -> list[Step] | None:
+    """``plan`` with write ``index`` done once per item of step ``source``'s list, or None
+    where two items give the same write."""
     step = plan[index]
     copies = []
     for item in range(count):

@@ -259,7 +259,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
-    staged = make_scenario(plan, changes, env, rng, conditional=condition is not None)
+    staged = make_scenario(plan, changes, env, rng, conditional=condition is not None,
+                           fresh=lambda: ctx.fresh_scratch(_services(plan)))
     if condition is not None:
         limited = conditional_scenario(plan, condition, env, rng)
         if limited is not None:

@@ -116,6 +116,9 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     unless: set[int] = set()
     for trap in sorted((t for t in traps if t.kind != "decoy"), key=lambda t: t.position):
         at = trap.position
+        if trap.kind == "refusal":  # the call as asked, in place of the plan's recovery
+            steps = [*steps[:at], trap.step, *steps[at + 1:]]
+            continue
         steps = [*steps[:at], trap.step, *(shift_sources(s, 1, at) for s in steps[at:])]
         unless = {u + 1 if u >= at else u for u in unless}
         if trap.kind == "idempotency":

@@ -26,7 +26,8 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     * ``ranked-selection`` — a value comes from the list item with the max/min of a field;
       ``multi-objective-tradeoff`` when a second criterion narrows the list first ("the
       cheapest among those rated above 3", ``tasks._tradeoff``);
-    * ``data-transformation`` — an argument is computed from found values (a sum);
+    * ``data-transformation`` — an argument is computed from found values (a sum; a date
+      moved from a found one, ``tasks._temporal``);
     * ``fan-in-aggregation`` — a computed value aggregates a list, or one write draws on
       answers of two services or more;
     * ``referential-integrity`` — a write links its record to an existing one found earlier
@@ -35,7 +36,9 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
     * ``explore-then-act`` — a rule stored in the world sets a value (the agent must find it);
     * ``idempotency-check`` — what one step would create is already there (a trap);
     * ``batch-with-exceptions`` — a fan-out leaves out the item a rule stored in the world
-      holds back (``tasks._exceptions``).
+      holds back (``tasks._exceptions``);
+    * ``error-recovery`` — the call as asked is refused by a rule of the service, and the
+      plan does it another way (``tasks._recovery``).
     """
     found: set[Capability] = set()
     if condition is not None:
@@ -54,7 +57,8 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             origin = _service(plan[source.step])
             origins.add(origin)
             if source.kind == "computed" and source.op == "shift":
-                found.add("temporal-reasoning")
+                # a date computed from a found one: reasoning on time, and a transformation
+                found |= {"temporal-reasoning", "data-transformation"}
             elif source.kind == "computed":
                 found |= {"data-transformation", "fan-in-aggregation"}
             if origin != _service(step):
@@ -87,4 +91,6 @@ def capabilities(plan: list[Step], env: Environment, condition: Condition | None
             found.add("idempotency-check")
         if "exception" in kinds:
             found.add("batch-with-exceptions")
+        if "refusal" in kinds:
+            found.add("error-recovery")
     return [c for c in typing.get_args(Capability) if c in found]

@@ -16,9 +16,10 @@ CriterionKind = Literal["state", "answer", "call", "no_collateral"]
 RuleKind = Literal["value", "selection", "exception", "threshold"]
 """What a rule stored in the world sets: a write's value, which list item to take, which item
 of a batch to leave out, the limit a conditional write depends on."""
-TrapKind = Literal["idempotency", "exception", "decoy"]
+TrapKind = Literal["idempotency", "exception", "decoy", "refusal"]
 """Why the naive plan's extra step is wrong: it duplicates a record, or it acts on an item the
-rule holds back."""
+rule holds back; or (``refusal``) why the call as asked is not the plan's: the service refuses
+it, and the plan's step in its place is the recovery (``tasks._recovery``)."""
 
 
 class _Model(BaseModel):
@@ -100,9 +101,11 @@ class ArgSource(_Model):
     (``computed``: ``op`` over the values at ``paths`` — e.g. the sum of a list's amounts —
     or the date at ``path`` moved by ``shift``), or
     a rule stored in the world sets it (``rule``: the record step ``step`` finds states it, in
-    words; see ``Scenario.rule``)."""
+    words; see ``Scenario.rule``), or the service's refusal of the call as asked gives it
+    (``refusal``: a recovery's value, e.g. the time the blocking event ends; see
+    ``tasks._recovery``)."""
 
-    kind: Literal["user", "step", "computed", "rule"]
+    kind: Literal["user", "step", "computed", "rule", "refusal"]
     step: int | None = None
     path: str | None = None
     semantic: str | None = None
@@ -193,6 +196,10 @@ class Planted(_Model):
     service: str
     entity: str
     values: dict[str, Any]
+    first: bool = False
+    """Listed before the table's other records in its default (insertion) order: a record older
+    than those the world was seeded with, on the first page of a list that shows one page
+    (``tasks._planting``)."""
 
 
 class Rule(_Model):

@@ -26,11 +26,12 @@ from compoworld.tasks._decoys import decoy_plan
 from compoworld.tasks._diff import Net, kind_of, run_diff
 from compoworld.tasks._following import run_following
 from compoworld.tasks._model import Criterion, Scenario, Step
+from compoworld.tasks._recovery import gave_up
 from compoworld.tasks._tradeoff import one_criterion_plans
 
 MUTATION_KINDS = ("twin-write", "wrong-record", "sweep", "repeat-write", "extra-write",
                   "sibling-write", "partial", "near-answer", "hedge-answer", "ignore-trap",
-                  "take-decoy", "one-criterion")
+                  "take-decoy", "one-criterion", "give-up")
 """Every kind of mutation, in the order :func:`mutations` then :func:`naive_mutations` make
 them."""
 
@@ -173,15 +174,19 @@ def naive_mutations(plan: list[Step], scenario: Scenario | None,
     """What an agent does that misses the task's structure: ``ignore-trap`` — it makes the
     step a trap leaves out (the duplicate create, the write for the item held back);
     ``take-decoy`` — it acts on the namesake; ``one-criterion`` — it chooses by one criterion
-    of two. (The generation gates run the same plans; as probes they go through the episode
-    loop and scorer.)"""
+    of two; ``give-up`` — it makes the call as asked, is refused, and stops there (no
+    recovery, ``tasks._recovery``). (The generation gates run the same plans; as probes they
+    go through the episode loop and scorer.)"""
     out: list[Mutation] = []
     traps = scenario.traps if scenario is not None else []
-    left_out = [t for t in traps if t.kind != "decoy"]
+    left_out = [t for t in traps if t.kind not in ("decoy", "refusal")]
     if left_out:
         trap = left_out[0]
         naive = [*plan[:trap.position], trap.step, *plan[trap.position:]]
         out.append(Mutation("ignore-trap", tuple(_plan_calls(naive)), right))
+    for trap in [t for t in traps if t.kind == "refusal"][:1]:
+        # the call as asked, refused, and nothing after it: the agent gives up
+        out.append(Mutation("give-up", tuple(_plan_calls(gave_up(plan, trap))), right))
     followed: list[tuple[str, list[Step] | None]] = [
         ("take-decoy", decoy_plan(plan, t)) for t in traps if t.kind == "decoy"][:1]
     followed += [("one-criterion", p) for p in one_criterion_plans(plan)][:1]

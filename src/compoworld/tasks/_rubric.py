@@ -9,6 +9,8 @@ gives one ``answer`` criterion per value. Checking them is ``tasks._check``.
 
 from __future__ import annotations
 
+import ast
+from datetime import datetime
 from typing import Any
 
 from compoworld.graph import extract_facts
@@ -84,7 +86,7 @@ def state_criteria(plan: list[Step], changes: list[list[Change]],
         free = {"id": GENERATED_ID} if kind == "create" else {}
         columns = env.services[service].tables[entity].columns
         free |= {c.name: TIMESTAMP for c in columns
-                 if c.semantic == "DateTime" and repr(after.get(c.name)) not in given[key]
+                 if c.semantic == "DateTime" and not _given_time(after.get(c.name), given[key])
                  and (before is None or before.get(c.name) != after.get(c.name))
                  and after.get(c.name) is not None}
         if simulated[key]:
@@ -106,6 +108,25 @@ def state_criteria(plan: list[Step], changes: list[list[Change]],
                                   record_id=record_id, match=match, free=free,
                                   description=description))
     return criteria
+
+
+def _given_time(value: Any, given: set[str]) -> bool:
+    """Whether a record's date-time is one a call was given (as written, or the same instant
+    written otherwise: "2026-03-05T14:00" stored as "2026-03-05T14:00:00"), not a stamp the
+    service set."""
+    if repr(value) in given:
+        return True
+    try:
+        when = datetime.fromisoformat(str(value))
+    except ValueError:
+        return False
+    for shown in given:
+        try:
+            if datetime.fromisoformat(ast.literal_eval(shown)) == when:
+                return True
+        except (ValueError, TypeError, SyntaxError):
+            continue
+    return False
 
 
 def collateral_criterion() -> Criterion:

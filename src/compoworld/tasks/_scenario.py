@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from compoworld.errors import CompoWorldError
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._decoys import add_decoy
@@ -42,8 +43,11 @@ from compoworld.tasks._model import (
     Trap,
 )
 from compoworld.tasks._phrasing import among
+from compoworld.tasks._planting import plant
+from compoworld.tasks._recovery import RECOVERY_SHARE, add_refusal
 from compoworld.tasks._stored import RULE_SERVICE, colleague, email, list_things, shift_sources
 from compoworld.tasks._threshold import add_threshold_rule
+from compoworld.tasks._trap_check import find_check
 
 RULE_SHARE = 0.7
 """Share of attempts that try to store a rule in the world (where the plan allows one): the
@@ -51,13 +55,6 @@ release's mix, where 14 of its 20 sampled tasks depend on a rule the agent must 
 TRAP_SHARE = 0.35
 """Share of attempts that try an idempotency trap (where the plan allows one): the release's
 mix, where 7 of its 20 sampled tasks hold one."""
-
-
-def plant(env: Environment, planted: list[Planted]) -> Environment:
-    """Put the scenario's records in ``env`` as the world's (no diff counts them)."""
-    for record in planted:
-        env.plant(record.service, record.entity, record.values)
-    return env
 
 
 def _label(name: str) -> str:
@@ -250,33 +247,57 @@ def _single(output: Any, plan: list[Step], selection: Selection) -> bool:
     return False
 
 
+Fresh = Callable[[], Environment]
+"""Gives an environment in the task's initial state (no scenario record planted yet)."""
+
+
+def checkable(fresh: Fresh, trap: Trap, record: Planted) -> bool:
+    """Whether a read of the trap's service shows ``record`` once planted
+    (``tasks._trap_check.find_check``: what gate ``trap_checkable`` asks)."""
+    try:
+        env = plant(fresh(), [record])
+    except CompoWorldError:
+        return False  # the record does not fit the world: the scenario would fail anyway
+    return find_check(env, trap, [record]) is not None
+
+
 def add_trap(plan: list[Step], changes: list[list[Change]], env: Environment,
-             rng: random.Random) -> tuple[list[Step], Trap, Planted] | None:
+             rng: random.Random, fresh: Fresh | None = None
+             ) -> tuple[list[Step], Trap, Planted] | None:
     """Plant what one create of the plan makes, and leave the create out: the new plan, the
     trap and the planted record (the instruction still asks for it, "unless there already is
     one"). Only a create whose result nothing later uses, in a plan that keeps another
-    write."""
+    write; with ``fresh``, only one whose planted record a read of its service shows
+    (:func:`checkable`: a trap no agent can check is no task), the creates tried in a drawn
+    order."""
     writes = [i for i, s in enumerate(plan) if env.tools[s.tool].kind == "write"]
     used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
+    copies = [i for i, s in enumerate(plan) if any(src.each for src in s.sources.values())]
     options = []
     for i in writes:
         net = net_changes(changes[i])
         if (len(writes) < 2 or i in used or len(net) != 1
-                or kind_of(*next(iter(net.values()))) != "create"):
+                or kind_of(*next(iter(net.values()))) != "create"
+                or (i in copies and len(copies) <= 2)):  # it would leave no fan-out
             continue
         options.append(i)
-    if not options:
-        return None
-    index = options[rng.randrange(len(options))]
-    (table, _), (_, after) = next(iter(net_changes(changes[index]).items()))
-    service, entity = table.split(SEPARATOR, 1)
-    prefix = after["id"].partition("_")[0] + "_" if "_" in after["id"] else "x"
-    values = {**{k: v for k, v in after.items() if k != "id"},
-              "id": f"{prefix}{rng.getrandbits(32):08x}"}
-    planted = Planted(service=service, entity=entity, values=values)
-    trap = Trap(table=table, step=plan[index], position=index)
-    rest = [shift_sources(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
-    return rest, trap, planted
+    rng.shuffle(options)
+    for index in options:
+        (table, _), (_, after) = next(iter(net_changes(changes[index]).items()))
+        service, entity = table.split(SEPARATOR, 1)
+        prefix = after["id"].partition("_")[0] + "_" if "_" in after["id"] else "x"
+        values = {**{k: v for k, v in after.items() if k != "id"},
+                  "id": f"{prefix}{rng.getrandbits(32):08x}"}
+        planted = Planted(service=service, entity=entity, values=values)
+        trap = Trap(table=table, step=plan[index], position=index)
+        if fresh is not None and not checkable(fresh, trap, planted):
+            # made before the others, it is on the first page a list shows by default
+            planted = planted.model_copy(update={"first": True})
+            if not checkable(fresh, trap, planted):
+                continue
+        rest = [shift_sources(s, -1, index + 1) for k, s in enumerate(plan) if k != index]
+        return rest, trap, planted
+    return None
 
 
 def _quoted(value: Any) -> str:
@@ -348,10 +369,15 @@ def conditional_scenario(plan: list[Step], condition: Condition, env: Environmen
 
 
 def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environment,
-                  rng: random.Random, *, conditional: bool) -> tuple[list[Step], Scenario] | None:
-    """Maybe a scenario for ``plan``: a trap, a rule, both or neither (then None). Traps come
-    first (they remove a step); a conditional plan gets neither (its last write's branch would
-    move: it may get a threshold rule, :func:`conditional_scenario`)."""
+                  rng: random.Random, *, conditional: bool, fresh: Fresh | None = None
+                  ) -> tuple[list[Step], Scenario] | None:
+    """Maybe a scenario for ``plan``: a trap, a refusal to recover from, a rule, some or none
+    (then None). Traps come first (they remove a step), then the refusal (it replaces one); a
+    conditional plan gets none (its last write's branch would move: it may get a threshold
+    rule, :func:`conditional_scenario`). ``fresh`` gives the task's world in its initial state,
+    for the structures that must try their records first (an idempotency trap an agent can
+    check, a refusal the service makes); without it, no refusal is tried and an idempotency
+    trap is kept whether or not a read shows it (gate ``trap_checkable`` then decides)."""
     if conditional:
         return None
     planted: list[Planted] = []
@@ -369,7 +395,7 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
         # drawn order when it allows both)
         decoy_first = rng.random() < 0.5
         decoy = add_decoy(plan, env, rng) if decoy_first else None
-        made = add_trap(plan, changes, env, rng) if decoy is None else None
+        made = add_trap(plan, changes, env, rng, fresh) if decoy is None else None
         if made is not None:
             changes = [c for k, c in enumerate(changes) if k != made[1].position]
             plan, trap, record = made
@@ -381,6 +407,14 @@ def make_scenario(plan: list[Step], changes: list[list[Change]], env: Environmen
             traps.append(decoy[0])
             planted.append(decoy[1])
             notes.append(decoy[2])
+    if fresh is not None and not any(t.kind != "decoy" for t in traps) and (
+            rng.random() < RECOVERY_SHARE):
+        refusal = add_refusal(plan, changes, env, rng, fresh, planted)
+        if refusal is not None:
+            plan, changes, trap, record, note = refusal
+            traps.append(trap)
+            planted.append(record)
+            notes.append(note)
     if rng.random() < RULE_SHARE:
         made_rule = add_rule(plan, changes, env, rng) or add_selection_rule(plan, env, rng)
         if made_rule is not None:

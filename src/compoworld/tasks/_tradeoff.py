@@ -165,13 +165,22 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
                 found[(src.step, src.selection.model_dump_json())] = (src.selection, items)
     options = [(step, selection, among) for (step, _), (selection, items) in sorted(
         found.items(), key=lambda kv: kv[0]) for among in _criteria(items, selection)]
-    if not options:
-        return None
-    step, selection, among = options[rng.randrange(len(options))]
-    both = selection.model_copy(update={"among": among})
-    traded = _rechosen(plan, step, selection, both)
+    rng.shuffle(options)  # tried in a drawn order: the first that shows in the plan is made
     user = env.pool.user
     mine = {user.name.casefold(), user.email.casefold(), user.phone.casefold()}
+    for step, selection, among in options:
+        both = selection.model_copy(update={"among": among})
+        traded = _rechosen(plan, step, selection, both)
+        if _shows(plan, traded, step, both, mine):
+            return traded, step
+    return None
+
+
+def _shows(plan: list[Step], traded: list[Step], step: int, both: Selection,
+           mine: set[str]) -> bool:
+    """Whether the choice by two criteria changes a value of the plan, to one not the user's
+    own (the request would say "my name": the choice would show in nothing)."""
+    changed = False
     for before, after in zip(plan, traded, strict=True):
         for name, src in after.sources.items():
             if src.selection != both:
@@ -179,10 +188,9 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
             value = resolve(plan[step].output, src)
             if value == before.arguments[name] or str(value).casefold() in mine or (
                     isinstance(value, list) and value == before.arguments[name]):
-                return None  # the same value, or the user's own: the choice shows in nothing
-    changed = [i for i, (a, b) in enumerate(zip(plan, traded, strict=True))
-               if a.sources != b.sources]
-    return (traded, step) if changed else None
+                return False
+            changed = True
+    return changed
 
 
 def tradeoffs(plan: list[Step]) -> list[tuple[int, Selection]]:

@@ -23,7 +23,12 @@ from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import ArgSource, Planted, Task, Trap
 from compoworld.tasks._world import build_world as task_world
 
-_PAGING = ("limit", "page_size", "max_results", "per_page", "count", "size")
+PAGING = ("limit", "page_size", "max_results", "per_page", "count", "size")
+"""Page-size parameters (a check asks for the largest page)."""
+_SEARCH = ("query", "q", "search", "keyword", "keywords", "term", "text")
+"""Free-text search parameters (a read that finds records by what they hold)."""
+_NAMING = ("email", "name", "full_name", "title", "subject", "summary", "code", "sku", "number")
+"""A create's arguments that name its record, in the order a person searches by them."""
 _BIG_PAGE = 100
 _KEPT = 256
 _LOCK = threading.Lock()
@@ -57,17 +62,27 @@ def _variants(tool: Any, trap: Trap) -> list[dict[str, Any]]:
     required = {p.name: given[p.name] for p in tool.params if p.required}
     filters = {n: given[n] for n in sorted(names & set(given)) if n not in required}
     paging = {}
-    for name in sorted(names & set(_PAGING)):
+    for name in sorted(names & set(PAGING)):
         schema = (tool.parameters.get("properties") or {}).get(name) or {}
         if schema.get("type") == "integer":
             paging[name] = min(int(schema.get("maximum", _BIG_PAGE)), _BIG_PAGE)
     variants = [{**required, **filters, **paging}, {**required, **filters}, {**required, **paging},
                 required]
+    # a free-text search by what names the record (its email, its name, its title): what a
+    # person types into a search box when the filters do not take the create's own names
+    for name in sorted(names & set(_SEARCH) - set(given)):
+        variants += [{**required, name: text, **paging} for text in _search_texts(given)]
     unique: list[dict[str, Any]] = []
     for variant in variants:
         if variant not in unique:
             unique.append(variant)
     return unique
+
+
+def _search_texts(given: dict[str, Any]) -> list[str]:
+    """What to search by: the create's naming values, most specific first (at most two)."""
+    texts = [given[n] for n in _NAMING if isinstance(given.get(n), str) and 3 <= len(given[n]) <= 80]
+    return list(dict.fromkeys(texts))[:2]
 
 
 def _planted_id(planted: list[Planted], trap: Trap) -> str | None:
@@ -98,15 +113,31 @@ def find_check(env: Environment, trap: Trap, planted: list[Planted]) -> TrapChec
         for arguments in _variants(env.tools[name], trap):
             envelope = env.call(name, arguments)
             if envelope["success"] and record in orjson.dumps(envelope["data"]).decode():
-                sources = {k: trap.step.sources[k] for k in arguments
-                           if k in trap.step.sources and trap.step.sources[k].kind != "user"}
+                sources = _sources(trap, arguments)
                 return TrapCheck(trap=-1, tool=name, arguments=arguments, sources=sources)
     return None
 
 
+def _sources(trap: Trap, arguments: dict[str, Any]) -> dict[str, ArgSource]:
+    """The check's arguments drawn from earlier steps: the create's own (a filter by the same
+    name), or the one a search text was taken from."""
+    given, out = trap.step.arguments, {}
+    for name, value in arguments.items():
+        origin = name if name in trap.step.sources else next(
+            (n for n in _NAMING if n in trap.step.sources and given.get(n) == value), None)
+        if origin is not None and trap.step.sources[origin].kind != "user":
+            out[name] = trap.step.sources[origin]
+    return out
+
+
 def _find(task: Task, index: int) -> TrapCheck | None:
     assert task.scenario is not None
-    if task.scenario.traps[index].kind != "idempotency":
+    trap = task.scenario.traps[index]
+    if trap.kind == "refusal":  # the call as asked: the service's refusal is what it shows
+        return TrapCheck(trap=index, tool=trap.step.tool, arguments=dict(trap.step.arguments),
+                         sources={k: s for k, s in trap.step.sources.items()
+                                  if s.kind != "user"})
+    if trap.kind != "idempotency":
         return None  # a decoy or an item held back: nothing to check before a create
     world = task_world(task)
     try:
@@ -120,7 +151,8 @@ def _find(task: Task, index: int) -> TrapCheck | None:
 def trap_check(task: Task, index: int) -> TrapCheck | None:
     """The read that shows trap ``index`` of ``task``'s scenario, or None where the service has
     no read of its own data that shows it (the agent cannot check; the task is then one no
-    agent can be sure of). Cached per task.
+    agent can be sure of); for a refusal (``tasks._recovery``), the call as asked, which the
+    service refuses (what it shows is the refusal). Cached per task.
 
     Example:
         >>> from compoworld.tasks import generate_tasks

@@ -14,6 +14,7 @@ from compoworld.tasks._exceptions import other_exception_fails
 from compoworld.tasks._instruction import leaked
 from compoworld.tasks._model import Condition, Criterion, Scenario, Step, Task
 from compoworld.tasks._mutations import answer_message, passing_mutations
+from compoworld.tasks._recovery import refusal_matters
 from compoworld.tasks._scenario import rule_matters, trap_matters
 from compoworld.tasks._temporal import shift_matters
 from compoworld.tasks._threshold import threshold_matters
@@ -21,6 +22,10 @@ from compoworld.tasks._tradeoff import one_criterion_fails, tradeoffs
 from compoworld.tasks._trap_check import find_check
 from compoworld.tasks._world import build_world
 from compoworld.types import derive_seed
+
+_TRAP_GATES = {"decoy": decoy_matters, "refusal": refusal_matters}
+"""Gate ``trap_matters`` per trap kind (the others: :func:`trap_matters`, the naive plan that
+makes the left-out step fails)."""
 
 
 def replay(env: Environment, plan: list[Step], skip: int | None = None) -> list[object]:
@@ -87,6 +92,9 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         if not needed:
             break
     described = [*plan, condition.then] if condition and not condition.holds else plan
+    # a refused call is asked for as stated: its values are the request's, not found ones
+    described = [*described, *(t.step for t in (scenario.traps if scenario else [])
+                               if t.kind == "refusal")]
     result = {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
               "steps_needed": needed, "no_leak": not leaked(text, described),
               "replays": replays}
@@ -109,9 +117,8 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
             result["trap_checkable"] = all(find_check(scratch(), trap, scenario.planted)
                                            is not None for trap in idempotent)
         if scenario.traps:
-            result["trap_matters"] = all(
-                (decoy_matters if trap.kind == "decoy" else trap_matters)(
-                    plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
+            result["trap_matters"] = all(_TRAP_GATES.get(trap.kind, trap_matters)(
+                plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
     if any(src.op == "shift" for s in plan for src in s.sources.values()):
         result["temporal_matters"] = shift_matters(plan, rubric, initial, scratch, message)
     if tradeoffs(plan):

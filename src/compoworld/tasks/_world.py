@@ -6,6 +6,7 @@ from datetime import date
 
 from compoworld.service import Simulator
 from compoworld.tasks._model import Task
+from compoworld.tasks._planting import plant
 from compoworld.world import World, compose
 
 
@@ -31,7 +32,6 @@ def build_world(task: Task, simulator: Simulator | None = None) -> World:
                     today=date.fromisoformat(task.today), simulator=simulator)
     if task.scenario is not None and task.scenario.planted:
         # The scenario's records (a rule's email, a trap's record) are part of its world.
-        for record in task.scenario.planted:
-            world.env.plant(record.service, record.entity, record.values)
+        plant(world.env, task.scenario.planted)
         world.env.settle()
     return world
