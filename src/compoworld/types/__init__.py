@@ -14,7 +14,16 @@ from typing import Annotated
 
 from compoworld.types import _builtin
 from compoworld.types._naming import TextRole, code_prefix, make_code, make_title, text_role
-from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed, person_fact
+from compoworld.types._pool import (
+    DEFAULT_TODAY,
+    USER_JOBS,
+    Company,
+    Person,
+    PersonRole,
+    Pool,
+    derive_seed,
+    person_fact,
+)
 from compoworld.types._semantic import (
     Ref,
     SemanticTag,
@@ -65,6 +74,8 @@ __all__ = [
     "PersonName",
     "Phone",
     "Pool",
+    "PersonRole",
+    "USER_JOBS",
     "PostalCode",
     "ProductName",
     "Quantity",
