@@ -5,8 +5,9 @@
 
 Generates tasks as ``bench/scenarios.py`` does (the same attempts: from 10,000) or reads a
 tasks file, and reads each with :func:`compoworld.tasks._role_audit.audit` against its own
-world's pool: the share of tasks with a role leak (any kind, and per kind: ``staff as party``,
-``party as staff``, ``not a person's``, ``user as subject``, ``colleague as party``), and the
+world's pool: the share of tasks with a role leak (any kind, and per kind: ``staff as
+customer``, ``customer as applicant``, ``outside as staff``, ``not a person's``, ``user as
+subject``, ``colleague as customer``...), and the
 share with one found value written into 3 services or more. A measurement: exit 0 whatever
 the figures.
 """

@@ -31,12 +31,11 @@ import typing
 from collections import Counter
 from datetime import date
 
-from roles import figures as role_figures
-
 from compoworld.catalog import load_service
 from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
 from compoworld.tasks._model import Capability
 from compoworld.types import Pool
+from roles import figures as role_figures
 
 SETTINGS = {
     "default": GenerationSettings(),

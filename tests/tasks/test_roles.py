@@ -102,5 +102,5 @@ def test_the_audit_finds_what_the_rule_refuses() -> None:
                 provenance={})
     tools = {f"{s}__{n}": t for s in task.involved for n, t in load_service(s).tools.items()}
     result = audit(task, env.pool, tools)
-    assert any(line.startswith("staff as party: step 1") for line in result.leaks), result
+    assert any(line.startswith("staff as applicant: step 1") for line in result.leaks), result
     assert result.copies == [f"{email!r} into 3 services"]

@@ -38,19 +38,27 @@ def _item(step: Step, field: str, test=lambda item: True) -> tuple[int, dict[str
                 if item.get(field) and test(item))
 
 
-def test_an_assignee_is_staff_never_an_applicant_but_a_customer_may_be(env) -> None:
+def test_an_assignee_is_staff_never_an_applicant_nor_a_customer(env) -> None:
     tickets = _read(env, "helpdesk__list_tickets")
     i, ticket = _item(tickets, "assignee_email")
-    applicant = "apideck_ats__create_applicant"
-    emails = _param(env, applicant, "emails")
-    assert not may_carry(env, [tickets], (0, f"items.{i}.assignee_email"),
-                         ticket["assignee_email"], "Email", applicant, emails)
+    for target in ("apideck_ats__create_applicant", "apideck_customer_support__create_customer"):
+        assert not may_carry(env, [tickets], (0, f"items.{i}.assignee_email"),
+                             ticket["assignee_email"], "Email", target,
+                             _param(env, target, "emails")), target
+
+
+def test_a_customer_stays_a_customer_and_is_no_applicant(env) -> None:
     customers = _read(env, "helpdesk__list_customers")
     j, customer = _item(customers, "email",
                         lambda c: env.pool.role(env.pool.person_with(c["email"]) or
                                                 env.pool.people[0]) == "outside")
-    assert may_carry(env, [customers], (0, f"items.{j}.email"), customer["email"], "Email",
-                     applicant, emails)
+    found = (0, f"items.{j}.email")
+    support = "apideck_customer_support__create_customer"
+    assert may_carry(env, [customers], found, customer["email"], "Email", support,
+                     _param(env, support, "emails"))
+    applicant = "apideck_ats__create_applicant"
+    assert not may_carry(env, [customers], found, customer["email"], "Email", applicant,
+                         _param(env, applicant, "emails"))
 
 
 def test_a_customer_never_becomes_an_owner_but_an_assignee_may(env) -> None:
@@ -84,7 +92,7 @@ def test_a_colleague_is_never_made_a_lead_whatever_record_they_are_found_in(env)
     colleague = next(p for p in pool.people if pool.role(p) == "colleague")
     # Even a record that says "customer" does not make a colleague one.
     assert crosses_roles(pool, colleague.email, ("email", "customer"), "Email",
-                         ("email", "lead")) == "colleague as party"
+                         ("email", "lead")) == "colleague as customer"
 
 
 def test_a_field_named_for_something_else_names_no_one(env) -> None:
@@ -126,7 +134,8 @@ def test_one_value_goes_into_two_services_at_most_but_may_still_be_mailed(env) -
 def test_slot_roles_and_the_pool_say_who_is_who() -> None:
     assert slot_role("assignee_email") == "staff"
     assert slot_role("account_owner") == "staff"  # the last role word decides
-    assert slot_role("emails", "applicant") == "party"
+    assert slot_role("emails", "applicant") == "applicant"
+    assert slot_role("supplier_email") == "vendor" and slot_role("email", "leads") == "customer"
     assert slot_role("ownerEmail") == "staff"
     assert slot_role("to", "message") is None and slot_role("email", "contact") is None
     pool = Pool(seed=5)

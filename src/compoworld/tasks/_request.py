@@ -41,11 +41,11 @@ from compoworld.tasks._vocabulary import (
     PAST,
     PEOPLE,
     VERB_PAST,
-    WHY,
     find,
     is_list,
     join,
     last_field,
+    why,
 )
 
 
@@ -59,6 +59,7 @@ class Request:
         self.rule = rule  # a rule stored in the world: what it sets is never said, only where
         self.unless = unless  # steps that may be done already (a trap): asked "unless ..."
         self.said: Counter[str] = Counter()  # service → times named
+        self.last_said: str | None = None  # the service named last
         self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
         self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
         self.seen_values: dict[tuple[Any, ...], str] = {}
@@ -72,16 +73,37 @@ class Request:
         return self.steps[i].tool.split(SEPARATOR, 1)[0]
 
     def service(self, i: int) -> str:
-        """The step's service as a person names it (in full the first two times)."""
+        """The step's service as a person names it (counted: named in full once)."""
         name = self._service(i)
         self.said[name] += 1
+        self.last_said = name
         return display_name(self.env.services[name])
 
-    def _in(self, i: int) -> str:
+    def _in(self, i: int, *, known: bool = False, found: bool = False) -> str:
+        """Where step ``i`` happens, said once in full (" in the Apideck CRM"). After that:
+        nothing for a record the request already made (``known``), or when the service was
+        the last one named or no other service of the plan has that kind of record; " there"
+        for a new item (not a record being ``found``: "the oldest ticket there assigned to
+        ..." reads badly) right after naming it; the name again only when the plan's other
+        services would leave it unclear."""
         name = self._service(i)
-        if self.said[name] >= 2:
+        if not self.said[name]:
+            return " in " + self.service(i)
+        if known:
+            return ""
+        if self.last_said == name:
+            return "" if found else " there"
+        if self._unique(i):
             return ""
         return " in " + self.service(i)
+
+    def _unique(self, i: int) -> bool:
+        """Whether no other service of the plan has records of step ``i``'s kind."""
+        entity, own = self.entity(i), self._service(i)
+        for other in {self._service(j) for j in range(len(self.steps))} - {own}:
+            if any(verb_and_noun(t)[1] == entity for t in self.env.services[other].tools):
+                return False
+        return True
 
     def entity(self, i: int) -> str:
         step = self.steps[i]
@@ -110,6 +132,11 @@ class Request:
             typed = semantic.get(name)
             found = source.kind != "user" and typed in ("Email", "PersonName", "Phone",
                                                         "CompanyName")
+            if found and not self._names_someone(source, step.arguments[name]):
+                # A value found on a record that is no one (a verification, a page): "the
+                # contact with the email address of that verification", not "for" it.
+                parts.append("with " + self.value(source, step.arguments[name], name, typed))
+                continue
             value = self.value(source, step.arguments[name], name, typed,
                                "who" if found else "field")
             by = BY.get(label)
@@ -122,6 +149,17 @@ class Request:
                 by = f"with the {param_words(name, typed)}"
             parts.append(f"{by} {value}")
         return (" " + " and ".join(parts)) if parts else ""
+
+    def _names_someone(self, source: ArgSource, value: Any) -> bool:
+        """Whether a found value is said as a person or company ("the sender of that
+        message", "me", "that customer"), not as a field of some other record."""
+        if self.mine and self._mine(value, "who") is not None:
+            return True
+        origin = self._origin(source)
+        if origin.step is None:
+            return True
+        role = split_field(last_field(origin.path), origin.semantic)[0] if origin.path else ""
+        return bool(role) or self._person(origin.step) or self._company(origin.step)
 
     def record(self, i: int, selection: Selection | None = None, *, whole: bool = False,
                path: str | None = None) -> str:
@@ -139,7 +177,7 @@ class Request:
             if key in self.introduced:
                 return f"the new {entity}" if past == "added" else f"that {entity}"
             self.introduced.add(key)
-            return f"the {entity} you {past}{self._in(i)}"
+            return f"the {entity} you {past}{self._in(i, known=True)}"
         within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
         if within and not is_list(step.output):
             outer = self.record(i)
@@ -161,10 +199,10 @@ class Request:
             return f"that {entity}"
         self.introduced.add(key)
         nested = any(s.kind != "user" for s in step.sources.values())
-        where = self._in(i) if nested else ""
+        where = self._in(i, found=True) if nested else ""
         filters = self._filters(i)
         if not nested:
-            where = self._in(i)
+            where = self._in(i, found=True)
         if whole:
             return f"all the {plural(entity)}{filters}{where}"
         if selection is not None and is_list(step.output):
@@ -173,7 +211,9 @@ class Request:
                         f"says to take")
             return (f"{superlative(selection.by, selection.order, entity)}"
                     f"{among(selection.among)}{where}{filters}")
-        return f"the {entity}{where}{filters}" if nested else f"the {entity}{filters}{where}"
+        if nested and filters != " for me":  # "the invitation for me in my calendar"
+            return f"the {entity}{where}{filters}"
+        return f"the {entity}{filters}{where}"
 
     def _ruled(self, selection: Selection) -> bool:
         """Whether ``selection`` is the one a rule stored in the world makes (never said)."""
@@ -407,20 +447,22 @@ class Request:
             head = f"{'update' if kind == 'update' else 'delete'} the {entity}{self._in(i)}"
             setting = kind == "update"
         else:
-            place = self._in(i)
-            head = (f"{place.strip()}, " if place else "") + action(tool.description, tool.name)
+            place, does = self._in(i), action(tool.description, tool.name)
+            # "use Twilio Numbers to check if ...": reads as a request in a list and in prose.
+            head = (f"use {place.removeprefix(' in ')} to {does}" if place.startswith(" in ")
+                    else does + place)
             kind = "other"
         fields = self._fields(step, rest, semantic, ref, setting=setting)
         if kind == "other" and fields.startswith(", with "):
             fields = " for " + fields.removeprefix(", with ")
         text = head + fields
         domain = self.env.services[self._service(i)].domain
-        why = WHY.get((kind, domain))
+        because = why(kind, entity, domain)
         last = self.condition is not None and i == len(self.steps) - 1
-        if why and not last and domain not in self.why_said and not head.startswith("add me ") and \
-                entity.split(" ")[-1] in PEOPLE:
-            self.why_said.add(domain)
-            text += f", {why}" if not fields else f" — {why}"
+        if because and not last and because not in self.why_said and \
+                not head.startswith("add me ") and entity.split(" ")[-1] in PEOPLE:
+            self.why_said.add(because)
+            text += f", {because}" if not fields else f" — {because}"
         if self.condition is not None and i == len(self.steps) - 1:
             text += self._only_if()
         return text

@@ -6,10 +6,10 @@ Per write of the plan (and a trap's or a condition's write, which the request as
   an assignee's email made an applicant's, a customer's name made an owner), a value whose
   field says it is no person's used as one, the user's own email, phone or name as the subject
   of a record (not who sends, owns or is assigned it), or a colleague's (someone at the user's
-  company, :meth:`Pool.role`) in a customer's, lead's or applicant's field whatever the
-  record it was found in says (``colleague``: the pool's word alone);
+  company, :meth:`Pool.role`) in a customer's, lead's, applicant's or vendor's field whatever
+  the record it was found in says (``colleague as ...``: the pool's word alone);
 - **copy** — one found value written into 3 services or more (sends aside: a message to a
-  person copies nothing).
+  person copies nothing; and a fan-out's writes, one per item of a list, have their reason).
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from compoworld.service import SEPARATOR, Tool
 from compoworld.tasks._model import Step, Task
 from compoworld.tasks._phrasing import family
 from compoworld.tasks._roles import (
-    PERSON_TYPES,
     _ACTOR_WORDS,
     COPY_LIMIT,
+    OUTSIDE,
+    PERSON_TYPES,
     crosses_roles,
-    found_in,
     entity_of,
+    found_in,
     slot_role,
 )
 from compoworld.types import Pool
@@ -88,8 +89,8 @@ def audit(task: Task, pool: Pool, tools: dict[str, Tool]) -> RoleAudit:
                         why = crosses_roles(pool, value, origin, semantic, target)
                         if why is not None:
                             found.leaks.append(f"{why}: step {i} {step.tool}.{name}")
-                    if family(tool.name, tool.kind) != "send" and isinstance(value, str) \
-                            and len(value) > 2:
+                    if family(tool.name, tool.kind) != "send" and not source.each and \
+                            isinstance(value, str) and len(value) > 2:
                         written.setdefault(value, set()).add(service)
                 if semantic not in PERSON_TYPES or not isinstance(value, str):
                     continue
@@ -98,8 +99,8 @@ def audit(task: Task, pool: Pool, tools: dict[str, Tool]) -> RoleAudit:
                         word in name.lower() for word in _ACTOR_WORDS):
                     found.leaks.append(f"user as subject: step {i} {step.tool}.{name}")
                 person = pool.person_with(value)
-                if person is not None and pool.role(person) == "colleague" and role == "party":
-                    found.leaks.append(f"colleague as party: step {i} {step.tool}.{name}")
+                if person is not None and pool.role(person) == "colleague" and role in OUTSIDE:
+                    found.leaks.append(f"colleague as {role}: step {i} {step.tool}.{name}")
     found.copies = sorted(f"{value!r} into {len(into)} services"
                           for value, into in written.items() if len(into) > COPY_LIMIT)
     return found

@@ -85,23 +85,30 @@ def renames_owner(changes: list[Change], initial: Environment) -> bool:
 
 # -- who a value is about, and who a field is for ------------------------------------------------
 
-SlotRole = Literal["staff", "party"]
+SlotRole = Literal["staff", "customer", "applicant", "vendor"]
 """Whom a field holds: ``staff`` — the user's side, who owns, is assigned, runs or is a user of
-something (an owner, an assignee, an organizer, an employee, a system's user); ``party`` —
-someone the business deals with (a customer, a lead, an applicant, a vendor, a requester)."""
+something (an owner, an assignee, an organizer, an employee, a system's user); and the three
+outside roles a business deals with: ``customer`` (a customer, a client, a lead, a prospect,
+a requester, a subscriber), ``applicant`` (an applicant, a candidate), ``vendor`` (a vendor,
+a supplier)."""
 
-_STAFF = frozenset({"owner", "owners", "assignee", "assignees", "assigned", "agent", "rep",
-                    "salesperson", "manager", "employee", "employees", "member", "members",
-                    "organizer", "host", "creator", "coordinator", "recruiter", "interviewer",
-                    "approver", "reviewer", "teammate", "colleague", "staff", "worker",
-                    "technician", "user", "users", "admin", "administrator"})
-_PARTY = frozenset({"customer", "customers", "client", "clients", "lead", "leads", "prospect",
-                    "applicant", "applicants", "candidate", "candidates", "vendor", "vendors",
-                    "supplier", "suppliers", "subscriber", "subscribers", "patient", "buyer",
-                    "shopper", "requester", "payer", "debtor", "tenant", "account", "accounts",
-                    "billing"})
+OUTSIDE: frozenset[str] = frozenset({"customer", "applicant", "vendor"})
+
+_ROLE_WORDS: dict[str, SlotRole] = {
+    **dict.fromkeys(("owner", "owners", "assignee", "assignees", "assigned", "agent", "rep",
+                     "salesperson", "manager", "employee", "employees", "member", "members",
+                     "organizer", "host", "creator", "coordinator", "recruiter", "interviewer",
+                     "approver", "reviewer", "teammate", "colleague", "staff", "worker",
+                     "technician", "user", "users", "admin", "administrator"), "staff"),
+    **dict.fromkeys(("customer", "customers", "client", "clients", "lead", "leads",
+                     "prospect", "prospects", "subscriber", "subscribers", "patient", "buyer",
+                     "shopper", "requester", "payer", "debtor", "tenant", "account",
+                     "accounts", "billing", "guest"), "customer"),
+    **dict.fromkeys(("applicant", "applicants", "candidate", "candidates"), "applicant"),
+    **dict.fromkeys(("vendor", "vendors", "supplier", "suppliers"), "vendor"),
+}
 """Words naming whom a field (or its record) is for. Anyone else — a sender, a recipient, an
-attendee, a contact in an address book — may be either, and the pool says which."""
+attendee, a contact in an address book — may be anyone, and the pool says which side."""
 
 PERSON_TYPES = frozenset({"Email", "Phone", "PersonName"})
 """The values that name a person wherever they are (what crosses services with a role)."""
@@ -125,16 +132,14 @@ def slot_role(field: str, entity: str = "") -> SlotRole | None:
 
     Example:
         >>> slot_role("assignee_email"), slot_role("phone_numbers", "applicant")
-        ('staff', 'party')
+        ('staff', 'applicant')
         >>> slot_role("to", "message") is None
         True
     """
     for text in (field, entity):
         for word in reversed(_words(text)):  # the last role word: an account's owner is staff
-            if word in _STAFF:
-                return "staff"
-            if word in _PARTY:
-                return "party"
+            if word in _ROLE_WORDS:
+                return _ROLE_WORDS[word]
     return None
 
 
@@ -156,21 +161,21 @@ def entity_of(tool_name: str, path: str = "") -> str:
     parts = [p for p in path.split(".")[:-1] if p and not p.isdigit() and p != "items"]
     if parts:
         return parts[-1]
-    verb, _, noun = tool_name.partition("_")
+    _verb, _, noun = tool_name.partition("_")
     return re.sub(r"_(?:by|for|with|from|in|to)_.*$", "", noun)
 
 
-def value_role(pool: Pool, value: Any, field: str, entity: str) -> SlotRole | None:
+def value_role(pool: Pool, value: Any, field: str, entity: str) -> str | None:
     """Whose side a found value is on: what its field or record says (an assignee's email is
-    staff, a lead's party), else what the pool says of the person it names (the user and
-    colleagues are staff, anyone else party), else None."""
+    staff, a lead's a customer's), else what the pool says of the person it names (the user
+    and colleagues are staff, anyone else "outside": some outside role), else None."""
     said = slot_role(field, entity)
     if said is not None:
         return said
     person = pool.person_with(value)
     if person is None:
         return None
-    return "party" if pool.role(person) == "outside" else "staff"
+    return "outside" if pool.role(person) == "outside" else "staff"
 
 
 def found_in(steps: Sequence[Step], step: int, path: str, value: Any) -> tuple[str, str]:
@@ -214,16 +219,20 @@ def crosses_roles(pool: Pool, value: Any, source: tuple[str, str], semantic: str
     record of the write it would fill.
 
     A person's value keeps its role: staff (the user, a colleague, anyone found as an owner or
-    an assignee) never fills a party's field (a lead's, an applicant's, a customer's), and a
-    party never fills an owner's or an assignee's; a value whose field name says it is no
-    person's (a "reason" typed Phone) names no one.
+    an assignee) never fills an outside role's field (a lead's, an applicant's, a customer's),
+    an outside person never fills an owner's or an assignee's, and one outside role is not
+    another (a customer found on an invoice is no job applicant); a value whose field name says
+    it is no person's (a "reason" typed Phone) names no one.
 
     Example:
         >>> from compoworld.types import Pool
         >>> pool = Pool(seed=7)
         >>> crosses_roles(pool, "x@acme.com", ("assignee_email", "ticket"), "Email",
         ...               ("emails", "applicant"))
-        'staff as party'
+        'staff as applicant'
+        >>> crosses_roles(pool, "x@acme.com", ("email", "customer"), "Email",
+        ...               ("emails", "applicant"))
+        'customer as applicant'
     """
     if semantic not in PERSON_TYPES:
         return None
@@ -233,12 +242,12 @@ def crosses_roles(pool: Pool, value: Any, source: tuple[str, str], semantic: str
     if wanted is None:
         return None
     person = pool.person_with(value)
-    if wanted == "party" and person is not None and pool.role(person) != "outside":
-        return f"{pool.role(person)} as party"  # whatever a record says, they are not one
+    if wanted != "staff" and person is not None and pool.role(person) != "outside":
+        return f"{pool.role(person)} as {wanted}"  # whatever a record says, they are not one
     found = value_role(pool, value, *source)
-    if found is not None and found != wanted:
-        return f"{found} as {wanted}"
-    return None
+    if found is None or found == wanted or (found == "outside" and wanted != "staff"):
+        return None
+    return f"{found} as {wanted}"
 
 
 # -- one value, how many services ---------------------------------------------------------------

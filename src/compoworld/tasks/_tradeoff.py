@@ -176,7 +176,10 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
         for name, src in after.sources.items():
             if src.selection != both:
                 continue
-            value = resolve(plan[step].output, src)
+            try:
+                value = resolve(plan[step].output, src)
+            except (IndexError, KeyError, TypeError):
+                return None  # the item both criteria pick has no such value (an empty cc)
             if value == before.arguments[name] or str(value).casefold() in mine or (
                     isinstance(value, list) and value == before.arguments[name]):
                 return None  # the same value, or the user's own: the choice shows in nothing

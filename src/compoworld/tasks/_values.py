@@ -21,6 +21,15 @@ _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "nam
 _PROSE = frozenset({"body", "description", "notes", "note", "message", "text", "comment",
                     "content", "summary", "reason", "subject", "query", "memo", "details"})
 _TITLES = frozenset({"name", "title", "label", "tag", "caption"})
+# What a person writes in free text and in a title or a tag: short office phrases, never
+# Faker's lorem ("Writer certainly small", "Because Which").
+_SENTENCES = ("Following up on our call last week", "Please review this before Friday",
+              "Updated with the latest figures", "Confirmed by phone this morning",
+              "Notes from the kickoff meeting", "Details as agreed with the customer",
+              "Flagged for the next team meeting", "Sent on behalf of the team")
+_NAMES = ("Quarterly review", "Renewal planning", "Onboarding", "Budget review",
+          "Vendor review", "Customer feedback", "Contract renewal", "Launch plan")
+_TAGS = ("follow-up", "priority", "renewal", "vip", "needs-review", "q2")
 
 
 def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random.Random,
@@ -43,9 +52,11 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
         if param.name in _TEXT_HINTS:
             return _TEXT_HINTS[param.name]
         if words & _PROSE:
-            return fake.sentence(nb_words=6).rstrip(".")
+            return rng.choice(_SENTENCES)
+        if words & {"tag", "label"}:
+            return rng.choice(_TAGS)
         if words & _TITLES:
-            return " ".join(fake.words(2)).title()
+            return rng.choice(_NAMES)
         # An identifier has no spaces: a sentence in an id-like column is filler, not an id.
         held = [v for v in ctx.column_values(service, param.name) if " " not in v]
         return rng.choice(held) if held else None

@@ -12,12 +12,40 @@ PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "use
                      "recipient", "volunteer", "agent", "owner", "sender", "profile"})
 COMPANIES = frozenset({"company", "account", "organization", "enterprise", "vendor",
                         "supplier", "business"})
-# Why a person would ask for a record in a system of this domain (said once, when it applies).
-WHY = {("create", "hr"): "so HR has them on file",
-        ("create", "sales"): "so the sales team can follow up",
-        ("create", "support"): "so support has their details when they get in touch",
-        ("create", "finance"): "so we can invoice them",
-        ("update", "sales"): "so the pipeline stays accurate"}
+# Why a person asks for a record of a person, by what the record is (and, for a customer,
+# the kind of system it is in): said once per domain, when one applies. Keyed by the record,
+# not the service's domain alone: a CRM's "user" is a colleague's login, no one to follow up.
+_WHY_CREATE = {"lead": "so the sales team can follow up",
+               "prospect": "so the sales team can follow up",
+               "applicant": "so recruiting has them on file",
+               "candidate": "so recruiting has them on file",
+               "employee": "so HR has them on file",
+               "subscriber": "so they get our updates"}
+_WHY_CUSTOMER = {"support": "so support has their details when they get in touch",
+                 "finance": "so we can invoice them", "sales": "so the sales team can follow up",
+                 "commerce": "so their orders go to the right account"}
+
+
+def why(kind: str, entity: str, domain: str) -> str | None:
+    """Why the user asks for a ``kind`` (create, update...) of a person's ``entity`` record
+    in a service of ``domain``, or None when nothing natural applies.
+
+    Example:
+        >>> why("create", "applicant", "hr"), why("create", "user", "sales")
+        ('so recruiting has them on file', None)
+    """
+    last = entity.split(" ")[-1]
+    if kind == "create" and last in ("customer", "client"):
+        return _WHY_CUSTOMER.get(domain)
+    if kind == "create" and last == "contact" and domain == "sales":
+        return "so the sales team can follow up"
+    if kind == "create":
+        return _WHY_CREATE.get(last)
+    if kind == "update" and domain == "sales" and last in ("lead", "contact", "prospect"):
+        return "so the pipeline stays accurate"
+    return None
+
+
 PAST = {"create": "added", "update": "updated", "send": "sent", "delete": "deleted",
          "other": "set up"}
 VERB_PAST = {"tag": "tagged", "log": "logged", "draft": "drafted", "move": "moved",

@@ -134,7 +134,7 @@ class Pool:
             built_people[-1] = dataclasses.replace(
                 user, job_title=USER_JOBS[derive_seed(seed, "user job") % len(USER_JOBS)])
         self.people: tuple[Person, ...] = tuple(built_people)
-        self._by_value: dict[str, Person] | None = None
+        self._by_value: dict[str, Person | None] | None = None
 
     @property
     def user(self) -> Person:
@@ -157,15 +157,17 @@ class Pool:
         return "colleague" if person.company == self.user.company else "outside"
 
     def person_with(self, value: object) -> Person | None:
-        """The pool person whose email, phone or full name ``value`` is (case-insensitive;
-        a name two people share gives the first of them), or None."""
+        """The pool person whose email, phone or full name ``value`` is (case-insensitive), or
+        None (also for a name two people share: it names neither)."""
         if not isinstance(value, str):
             return None
         if self._by_value is None:
-            by_value: dict[str, Person] = {}
+            by_value: dict[str, Person | None] = {}
             for person in self.people:
-                for key in (person.email, person.phone, person.name):
-                    by_value.setdefault(key.casefold(), person)
+                for key in (person.email.casefold(), person.phone.casefold(),
+                            person.name.casefold()):
+                    # A value two people share (a name) names neither of them.
+                    by_value[key] = person if key not in by_value else None
             self._by_value = by_value
         return self._by_value.get(value.casefold())
 
