@@ -144,3 +144,16 @@ def test_slot_roles_and_the_pool_say_who_is_who() -> None:
     assert {pool.role(p) for p in pool.people} == {"user", "colleague", "outside"}
     assert pool.user.job_title in USER_JOBS
     assert Pool(seed=5).user == pool.user  # the same seed, the same user
+
+
+def test_the_users_own_company_is_never_made_a_customer(env) -> None:
+    mine = env.pool.user.company.name
+    contacts = _read(env, "contacts__list_contacts", {"company": mine})
+    assert contacts.output["items"], "the user's colleagues are in the address book"
+    support = "apideck_customer_support__create_customer"
+    company = _param(env, support, "company_name")
+    assert not may_carry(env, [contacts], (0, "items.0.company"), mine, "CompanyName",
+                         support, company)
+    other = next(c for c in env.pool.companies if c != env.pool.user.company).name
+    assert may_carry(env, [contacts], (0, "items.0.company"), other, "CompanyName", support,
+                     company)

@@ -222,7 +222,8 @@ def crosses_roles(pool: Pool, value: Any, source: tuple[str, str], semantic: str
     an assignee) never fills an outside role's field (a lead's, an applicant's, a customer's),
     an outside person never fills an owner's or an assignee's, and one outside role is not
     another (a customer found on an invoice is no job applicant); a value whose field name says
-    it is no person's (a "reason" typed Phone) names no one.
+    it is no person's (a "reason" typed Phone) names no one; the user's own company is never
+    a customer's, an applicant's or a vendor's.
 
     Example:
         >>> from compoworld.types import Pool
@@ -234,6 +235,10 @@ def crosses_roles(pool: Pool, value: Any, source: tuple[str, str], semantic: str
         ...               ("emails", "applicant"))
         'customer as applicant'
     """
+    if semantic == "CompanyName":  # the user's own company is never an outside party
+        wanted = slot_role(*target)
+        mine = isinstance(value, str) and value.casefold() == pool.user.company.name.casefold()
+        return f"user's company as {wanted}" if mine and wanted in OUTSIDE else None
     if semantic not in PERSON_TYPES:
         return None
     if not plausible(source[0], semantic):
