@@ -157,3 +157,24 @@ def test_the_users_own_company_is_never_made_a_customer(env) -> None:
     other = next(c for c in env.pool.companies if c != env.pool.user.company).name
     assert may_carry(env, [contacts], (0, "items.0.company"), other, "CompanyName", support,
                      company)
+
+
+def test_the_user_never_states_their_company_or_a_colleague_for_an_outside_record() -> None:
+    import random as _random
+
+    from compoworld.catalog import load_service
+    from compoworld.tasks._context import context
+    from compoworld.tasks._values import user_value
+
+    tool = load_service("apideck_lead").tools["create_lead"]
+    param = next(p for p in tool.params if p.name == "company_name")
+    for seed in range(12):  # a world whose lead system holds the user's own company
+        ctx = context(seed)
+        mine = ctx.initial.pool.user.company.name
+        if mine in ctx.user_values("apideck_lead", "CompanyName"):
+            break
+    else:
+        pytest.fail("no world of 12 holds the user's company in the lead system")
+    rng, fake = _random.Random(0), ctx.initial.pool.faker("test")
+    stated = {user_value(ctx, "apideck_lead", param, tool, rng, fake) for _ in range(200)}
+    assert mine not in stated and len(stated) > 1

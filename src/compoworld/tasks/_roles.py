@@ -255,6 +255,26 @@ def crosses_roles(pool: Pool, value: Any, source: tuple[str, str], semantic: str
     return f"{found} as {wanted}"
 
 
+def may_state(pool: Pool, value: Any, semantic: str | None, target: tuple[str, str]) -> bool:
+    """Whether the user may state ``value`` for a field (``target``: parameter, record) of a
+    write: never their own company, themself or a colleague as a customer's, an applicant's
+    or a vendor's (a lead called after the user's own company, named after a colleague).
+
+    Example:
+        >>> from compoworld.types import Pool
+        >>> pool = Pool(seed=7)
+        >>> may_state(pool, pool.user.company.name, "CompanyName", ("company_name", "lead"))
+        False
+    """
+    if slot_role(*target) not in OUTSIDE:
+        return True
+    if semantic == "CompanyName":
+        return not (isinstance(value, str)
+                    and value.casefold() == pool.user.company.name.casefold())
+    person = pool.person_with(value) if semantic in PERSON_TYPES else None
+    return person is None or pool.role(person) == "outside"
+
+
 # -- one value, how many services ---------------------------------------------------------------
 
 COPY_LIMIT = 2

@@ -10,6 +10,7 @@ from faker import Faker
 from compoworld.service import Param, Tool
 from compoworld.tasks._context import Context
 from compoworld.tasks._model import Selection
+from compoworld.tasks._roles import entity_of, may_state
 from compoworld.types import get_type
 
 _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
@@ -40,6 +41,9 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
         return rng.choice(choices)
     if param.semantic and param.semantic != "Ref":
         known = ctx.user_values(service, param.semantic)
+        if tool.kind == "write":  # never the user's company or a colleague as a customer
+            target = (param.name, entity_of(tool.name))
+            known = [v for v in known if may_state(ctx.initial.pool, v, param.semantic, target)]
         value = rng.choice(known) if known else None
         if value is None and param.semantic in ("Date", "DateTime"):
             day = ctx.initial.today.isoformat()
