@@ -3,8 +3,7 @@
 A step's answer is a *record* the request refers to: "the most recent message in my mailbox"
 the first time, "that message" after. A value an earlier step found is "the email address of
 the sender of that message"; a value a write took from an earlier step is traced back to where
-it was found ("the same name"); one the user states is quoted. Each service is named by
-:func:`display_name`, in full at most twice.
+it was found ("the same name"); one the user states is quoted. Services: ``Mentions``.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from compoworld.tasks._phrasing import (
     verb_and_noun,
     words,
 )
-from compoworld.tasks._service_names import display_name
+from compoworld.tasks._service_names import Mentions
 from compoworld.tasks._temporal import relation
 from compoworld.tasks._vocabulary import (
     BY,
@@ -45,6 +44,7 @@ from compoworld.tasks._vocabulary import (
     is_list,
     join,
     last_field,
+    subject_param,
     why,
 )
 
@@ -58,8 +58,7 @@ class Request:
         self.steps, self.env, self.condition, self.mine = steps, env, condition, mine
         self.rule = rule  # a rule stored in the world: what it sets is never said, only where
         self.unless = unless  # steps that may be done already (a trap): asked "unless ..."
-        self.said: Counter[str] = Counter()  # service → times named
-        self.last_said: str | None = None  # the service named last
+        self.mentions = Mentions(env)  # which services the request has named
         self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
         self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
         self.seen_values: dict[tuple[Any, ...], str] = {}
@@ -74,36 +73,13 @@ class Request:
 
     def service(self, i: int) -> str:
         """The step's service as a person names it (counted: named in full once)."""
-        name = self._service(i)
-        self.said[name] += 1
-        self.last_said = name
-        return display_name(self.env.services[name])
+        return self.mentions.name(self._service(i))
 
     def _in(self, i: int, *, known: bool = False, found: bool = False) -> str:
-        """Where step ``i`` happens, said once in full (" in the Apideck CRM"). After that:
-        nothing for a record the request already made (``known``), or when the service was
-        the last one named or no other service of the plan has that kind of record; " there"
-        for a new item (not a record being ``found``: "the oldest ticket there assigned to
-        ..." reads badly) right after naming it; the name again only when the plan's other
-        services would leave it unclear."""
-        name = self._service(i)
-        if not self.said[name]:
-            return " in " + self.service(i)
-        if known:
-            return ""
-        if self.last_said == name:
-            return "" if found else " there"
-        if self._unique(i):
-            return ""
-        return " in " + self.service(i)
-
-    def _unique(self, i: int) -> bool:
-        """Whether no other service of the plan has records of step ``i``'s kind."""
-        entity, own = self.entity(i), self._service(i)
-        for other in {self._service(j) for j in range(len(self.steps))} - {own}:
-            if any(verb_and_noun(t)[1] == entity for t in self.env.services[other].tools):
-                return False
-        return True
+        """Where step ``i`` happens: " in the Apideck CRM" once, then :meth:`Mentions.where`."""
+        return self.mentions.where(self._service(i), self.entity(i),
+                                   {self._service(j) for j in range(len(self.steps))},
+                                   known=known, found=found)
 
     def entity(self, i: int) -> str:
         step = self.steps[i]
@@ -133,8 +109,7 @@ class Request:
             found = source.kind != "user" and typed in ("Email", "PersonName", "Phone",
                                                         "CompanyName")
             if found and not self._names_someone(source, step.arguments[name]):
-                # A value found on a record that is no one (a verification, a page): "the
-                # contact with the email address of that verification", not "for" it.
+                # Found on a record that is no one: "with the email address of that page".
                 parts.append("with " + self.value(source, step.arguments[name], name, typed))
                 continue
             value = self.value(source, step.arguments[name], name, typed,
@@ -151,8 +126,7 @@ class Request:
         return (" " + " and ".join(parts)) if parts else ""
 
     def _names_someone(self, source: ArgSource, value: Any) -> bool:
-        """Whether a found value is said as a person or company ("the sender of that
-        message", "me", "that customer"), not as a field of some other record."""
+        """Whether a found value is said as someone ("the sender of that message", "me")."""
         if self.mine and self._mine(value, "who") is not None:
             return True
         origin = self._origin(source)
@@ -274,8 +248,9 @@ class Request:
             return f"the {words(name)} {author} asked for in their email"
         if source.each:
             item = int((source.path or "0.0").split(".")[1])
-            return (f"the {words(last_field(source.path))} of the {ORDINALS[item]} of "
-                    f"{self.record(source.step, whole=True)}")
+            field = last_field(source.path)
+            own = "" if field == "id" else f"the {words(field)} of "  # "tag the first of ..."
+            return f"{own}the {ORDINALS[item]} of {self.record(source.step, whole=True)}"
         if source.kind == "computed" and source.shift is not None:  # a date said relative
             on = source.path or ""
             holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
@@ -359,18 +334,6 @@ class Request:
 
     # -- items ---------------------------------------------------------------------------
 
-    def _subject(self, step: Step, entity: str, semantic: dict[str, str | None]) -> str | None:
-        """The argument naming who a create is about ("add <that person> as a customer"): a
-        person's name for an entity that is a person, a company's for a company."""
-        last = entity.split(" ")[-1]
-        wanted = "PersonName" if last in PEOPLE else "CompanyName" if last in COMPANIES \
-            else None
-        for name, source in step.sources.items():
-            if semantic.get(name) == wanted and source.kind == "step" and (
-                    wanted == "CompanyName" or "company" not in name):
-                return name
-        return None
-
     def item(self, i: int) -> str:
         step = self.steps[i]
         tool = self.env.tools[step.tool]
@@ -388,7 +351,7 @@ class Request:
                                      or not tool.description.strip()
                                      or len(noun.split()) <= 2)
         if kind == "create" and structured:
-            subject = self._subject(step, entity, semantic)
+            subject = subject_param(step, entity, semantic)
             if subject is not None:
                 source = self._origin(step.sources[subject])
                 role = split_field(last_field(source.path), source.semantic)[0]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from compoworld.tasks._model import Step
+
 # Entities that are people: "add <person> as an applicant", and their fields are "their ...".
 PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "user", "member",
                      "candidate", "person", "attendee", "subscriber", "participant", "author",
@@ -97,3 +99,16 @@ def find(output: Any, value: Any, in_items: bool) -> str | None:
                     return found
         return None
     return walk(output, [])
+
+
+def subject_param(step: Step, entity: str, semantic: dict[str, str | None]) -> str | None:
+    """The argument naming who a create of ``entity`` is about ("add <that person> as a
+    customer"): a found person's name for an entity that is a person, a company's for a
+    company (``semantic``: the tool's parameters' types)."""
+    last = entity.split(" ")[-1]
+    wanted = "PersonName" if last in PEOPLE else "CompanyName" if last in COMPANIES else None
+    for name, source in step.sources.items():
+        if semantic.get(name) == wanted and source.kind == "step" and (
+                wanted == "CompanyName" or "company" not in name):
+            return name
+    return None
