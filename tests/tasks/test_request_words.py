@@ -103,3 +103,27 @@ def test_date_fields_read_as_nouns() -> None:
     assert split_field("created", "Date") == ("", "creation date")
     assert param_words("due", "Date") == "due date"
     assert param_words("start_date", "Date") == "start date"
+
+
+def test_the_earliest_and_the_latest_item_of_a_list_are_two_records() -> None:
+    from compoworld.tasks._model import Selection
+
+    env = Environment(load_services(["mail", "crm", "helpdesk"]), seed=0)
+    listed = env.call("mail__list_messages", {"folder": "inbox"})["data"]
+    items = listed["items"]
+    newest = max(range(len(items)), key=lambda i: items[i]["sent_at"])
+    oldest = min(range(len(items)), key=lambda i: items[i]["sent_at"])
+    assert items[newest]["sender"] != items[oldest]["sender"]
+
+    def sender(i: int, order: str) -> ArgSource:
+        return ArgSource(kind="step", step=0, path=f"items.{i}.sender", semantic="Email",
+                         selection=Selection(by="sent_at", order=order))
+
+    steps = [Step(tool="mail__list_messages", arguments={"folder": "inbox"},
+                  sources={"folder": ArgSource(kind="user")}, output=listed),
+             Step(tool="helpdesk__create_customer", arguments={"email": items[newest]["sender"]},
+                  sources={"email": sender(newest, "max")}, output={"id": "cu_1"}),
+             Step(tool="crm__create_account", arguments={"owner": items[oldest]["sender"]},
+                  sources={"owner": sender(oldest, "min")}, output={"id": "ac_1"})]
+    second = Request(steps, env, None).items()[1]
+    assert "that sender" not in second and "earliest" in second, second

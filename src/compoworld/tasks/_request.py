@@ -44,6 +44,7 @@ from compoworld.tasks._vocabulary import (
     is_list,
     join,
     last_field,
+    pick_key,
     subject_param,
     why,
 )
@@ -277,8 +278,8 @@ class Request:
             return self.record(source.step, source.selection, path=source.path)
         typed = typed or semantic
         role, own = split_field(tail, typed)
-        key = (source.step, source.path, source.selection and source.selection.by)
-        holder_key = (source.step, source.selection and source.selection.by, role)
+        key = (source.step, source.path, pick_key(source.selection))
+        holder_key = (source.step, pick_key(source.selection), role)
         repeated = key in self.seen_values and self.values[own] == 1
         if key not in self.seen_values:
             self.seen_values[key] = own
@@ -302,7 +303,7 @@ class Request:
 
     def _role(self, source: ArgSource, role: str) -> str:
         """The person a field names ("the sender of that message"), "that sender" after."""
-        key = ("role", source.step, source.selection and source.selection.by, role)
+        key = ("role", source.step, pick_key(source.selection), role)
         if key in self.introduced and self.roles[role] == 1:
             return f"that {role}"
         if key not in self.introduced:
@@ -360,7 +361,7 @@ class Request:
                     role = role or "company"
                 who = self.value(step.sources[subject], step.arguments[subject], subject,
                                  semantic.get(subject), "who")
-                self.subject = (source.step, source.selection and source.selection.by, role)
+                self.subject = (source.step, pick_key(source.selection), role)
                 rest.remove(subject)
                 head = f"add {who} as {article(entity)} {entity}{self._in(i)}"
             else:

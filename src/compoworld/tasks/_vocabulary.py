@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compoworld.tasks._model import Step
+from compoworld.tasks._model import Selection, Step
 
 # Entities that are people: "add <person> as an applicant", and their fields are "their ...".
 PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "user", "member",
@@ -112,3 +112,8 @@ def subject_param(step: Step, entity: str, semantic: dict[str, str | None]) -> s
                 wanted == "CompanyName" or "company" not in name):
             return name
     return None
+
+
+def pick_key(selection: Selection | None) -> str | None:
+    """Which item a selection picks, as a key: the earliest and the latest are two records."""
+    return selection.model_dump_json() if selection is not None else None
