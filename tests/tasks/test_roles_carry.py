@@ -178,3 +178,27 @@ def test_the_user_never_states_their_company_or_a_colleague_for_an_outside_recor
     rng, fake = _random.Random(0), ctx.initial.pool.faker("test")
     stated = {user_value(ctx, "apideck_lead", param, tool, rng, fake) for _ in range(200)}
     assert mine not in stated and len(stated) > 1
+
+
+def test_a_fan_out_keeps_roles_for_every_item(env) -> None:
+    """A write copied for each item of a list takes each item's values: an item that is the
+    user's own company makes no fan-out (the walk checked only the item it picked)."""
+    import random as _random
+
+    from compoworld.tasks._fanout import add_fanout
+    from compoworld.tasks._model import Selection
+
+    pool = env.pool
+    outside = [c.name for c in pool.companies if c != pool.user.company][:2]
+    support = "apideck_customer_support__create_customer"
+
+    def plan(names: list[str]) -> list[Step]:
+        listed = {"items": [{"company": n, "n": i} for i, n in enumerate(names)]}
+        pick = ArgSource(kind="step", step=0, path="items.0.company", semantic="CompanyName",
+                         selection=Selection(by="n", order="min"))
+        return [Step(tool="contacts__list_contacts", arguments={}, sources={}, output=listed),
+                Step(tool=support, arguments={"company_name": names[0]},
+                     sources={"company_name": pick}, output={})]
+
+    assert add_fanout(plan(outside), env, _random.Random(0)) is not None
+    assert add_fanout(plan([outside[0], pool.user.company.name]), env, _random.Random(0)) is None

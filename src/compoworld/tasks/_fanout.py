@@ -13,6 +13,7 @@ import random
 from compoworld.service import Change, Environment
 from compoworld.tasks._diff import net_changes
 from compoworld.tasks._model import Step
+from compoworld.tasks._roles import may_carry
 
 FANOUT_SHARE = 0.25
 """Share of attempts that try to fan a write out over a list (where the plan allows it)."""
@@ -59,6 +60,10 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
                 value = _get(plan[source].output, parts)
             except (LookupError, TypeError, ValueError):
                 return None
+            if not may_carry(env, plan, (source, ".".join(parts)), value, src.semantic,
+                             step.tool, next(p for p in env.tools[step.tool].params
+                                             if p.name == name)):
+                return None  # an item's value of the other side (the user's own company)
             arguments[name] = [value] if isinstance(step.arguments[name], list) else value
             sources[name] = src.model_copy(update={"path": ".".join(parts), "selection": None,
                                                    "each": True})
