@@ -124,6 +124,10 @@ def test_the_earliest_and_the_latest_item_of_a_list_are_two_records() -> None:
              Step(tool="helpdesk__create_customer", arguments={"email": items[newest]["sender"]},
                   sources={"email": sender(newest, "max")}, output={"id": "cu_1"}),
              Step(tool="crm__create_account", arguments={"owner": items[oldest]["sender"]},
-                  sources={"owner": sender(oldest, "min")}, output={"id": "ac_1"})]
-    second = Request(steps, env, None).items()[1]
-    assert "that sender" not in second and "earliest" in second, second
+                  sources={"owner": sender(oldest, "min")}, output={"id": "ac_1"}),
+             Step(tool="crm__create_account", arguments={"owner": items[newest]["sender"]},
+                  sources={"owner": sender(newest, "max")}, output={"id": "ac_2"})]
+    items_said = Request(steps, env, None).items()
+    assert "that sender" not in items_said[1] and "earliest" in items_said[1], items_said
+    # Back to the first one: which of the two is said again, not "that message".
+    assert "most recent message" in items_said[2] and "that message" not in items_said[2]

@@ -44,6 +44,7 @@ from compoworld.tasks._vocabulary import (
     is_list,
     join,
     last_field,
+    own_words,
     pick_key,
     subject_param,
     why,
@@ -138,8 +139,8 @@ class Request:
 
     def record(self, i: int, selection: Selection | None = None, *, whole: bool = False,
                path: str | None = None) -> str:
-        """How the request refers to what step ``i`` found or made: in full the first time
-        ("the most recent message from "x" in my mailbox"), briefly after ("that message").
+        """What step ``i`` found or made: in full first ("the most recent message from "x" in
+        my mailbox"), then "that message" (two items of one list: their superlatives again).
         ``whole``: the list itself ("the deals owned by ..."); ``path``: inside a nested list
         of a record ("deals.1.owner" with a selection: that account's deal with ...)."""
         step = self.steps[i]
@@ -167,10 +168,12 @@ class Request:
         chain = self._chain(i)
         if chain is not None:
             return chain
-        key = ("found", i, selection and (selection.by, selection.order), whole)
+        key = ("found", i, pick_key(selection), whole)
         if key in self.introduced:
             if whole:
                 return f"those {plural(entity)}"
+            if selection is not None and sum(k[:2] == ("found", i) for k in self.introduced) > 1:
+                return superlative(selection.by, selection.order, entity) + among(selection.among)
             return f"that {entity}"
         self.introduced.add(key)
         nested = any(s.kind != "user" for s in step.sources.values())
@@ -192,8 +195,8 @@ class Request:
 
     def _ruled(self, selection: Selection) -> bool:
         """Whether ``selection`` is the one a rule stored in the world makes (never said)."""
-        return (self.rule is not None and self.rule.kind == "selection"
-                and self.rule.selection == selection)
+        return self.rule is not None and self.rule.kind == "selection" and \
+            self.rule.selection == selection
 
     def _chain(self, i: int) -> str | None:
         """A get by an id an earlier step found: that same record, or the one it refers to
@@ -314,18 +317,7 @@ class Request:
 
     def _mine(self, value: Any, use: str) -> str | None:
         """The user's own name, email, phone or company, as they say it ("my email address")."""
-        user = self.env.pool.user
-        if not self.mine:
-            return None
-        if value == user.name:
-            return "me" if use == "who" else "my name"
-        if value == user.email:
-            return "me" if use == "who" else "my email address"
-        if value == user.phone:
-            return "me" if use == "who" else "my phone number"
-        if value == user.company.name:
-            return "my company" if use == "who" else "my company's name"
-        return None
+        return own_words(self.env.pool.user, value, use) if self.mine else None
 
     def _company(self, i: int) -> bool:
         return self.entity(i).split(" ")[-1] in COMPANIES

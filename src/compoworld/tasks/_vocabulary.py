@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from compoworld.tasks._model import Selection, Step
+from compoworld.types import Person
 
 # Entities that are people: "add <person> as an applicant", and their fields are "their ...".
 PEOPLE = frozenset({"contact", "customer", "employee", "applicant", "lead", "user", "member",
@@ -117,3 +118,15 @@ def subject_param(step: Step, entity: str, semantic: dict[str, str | None]) -> s
 def pick_key(selection: Selection | None) -> str | None:
     """Which item a selection picks, as a key: the earliest and the latest are two records."""
     return selection.model_dump_json() if selection is not None else None
+
+
+def own_words(user: Person, value: Any, use: str) -> str | None:
+    """``value`` as the user says it when it is their own name, email, phone or company ("my
+    email address"; "me", "my company" for ``use == "who"``), else None."""
+    for own, said in ((user.name, "my name"), (user.email, "my email address"),
+                      (user.phone, "my phone number")):
+        if value == own:
+            return "me" if use == "who" else said
+    if value == user.company.name:
+        return "my company" if use == "who" else "my company's name"
+    return None
