@@ -12,7 +12,8 @@ tool or service identifier; the share of tasks with a rule stored in the world, 
 with a report back (answer criteria); each of the fourteen capability labels' share; involved
 services and reference calls per task (median); the share of the catalog's implemented tools
 the tasks use; the largest share of tasks one person (or company) appears in, counted by
-identity across the run's worlds (see ``_mentions``), and the number of worlds. A
+identity across the run's worlds (see ``_mentions``), and the number of worlds; the share of
+tasks with a role leak and with a value copied into 3+ services (``bench/roles.py``). A
 measurement, not a test: exit 0 whatever the figures, with the targets beside them.
 """
 
@@ -34,6 +35,7 @@ from compoworld.catalog import load_service
 from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
 from compoworld.tasks._model import Capability
 from compoworld.types import Pool
+from roles import figures as role_figures
 
 SETTINGS = {
     "default": GenerationSettings(),
@@ -151,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         "tools_used": round(len(used & implemented) / max(len(implemented), 1), 3),
         "tools_used_of": len(implemented),
         **_mentions(tasks),
+        **{k: v for k, v in role_figures(tasks).items() if k in ("role_leak", "copy_3plus")},
         "load_average": [round(x, 2) for x in os.getloadavg()], "targets": TARGETS,
     }
     if args.json:

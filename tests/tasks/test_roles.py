@@ -58,3 +58,49 @@ def test_a_services_one_account_is_never_renamed_after_someone_else() -> None:
     for task in generate_tasks(100, seed=0):
         assert "mailscript__update_user" not in {s.tool for s in task.plan
                                                  if "display_name" in s.arguments}, task.id
+
+
+def test_generated_tasks_have_no_role_leak_and_copy_no_value_into_three_services() -> None:
+    from datetime import date
+
+    from compoworld.catalog import load_service
+    from compoworld.tasks._role_audit import audit
+    from compoworld.types import Pool
+
+    tasks = list(generate_tasks(60, seed=11))
+    tools = {f"{s}__{n}": t for task in tasks for s in task.involved
+             for n, t in load_service(s).tools.items()}
+    for task in tasks:
+        found = audit(task, Pool(task.seed, today=date.fromisoformat(task.today)), tools)
+        assert not found.leaks and not found.copies, (task.id, found)
+
+
+def test_the_audit_finds_what_the_rule_refuses() -> None:
+    """The reader's check is not the rule's echo: a plan built by hand with an assignee made
+    an applicant and one phone number in three services is caught."""
+    from compoworld.catalog import load_service
+    from compoworld.tasks._model import ArgSource, Labels, Step, Task
+    from compoworld.tasks._role_audit import audit
+
+    env = Environment(load_services(["helpdesk", "apideck_ats", "crm", "mailscript"]), seed=0)
+    tickets = env.call("helpdesk__list_tickets", {})["data"]
+    i, ticket = next((i, t) for i, t in enumerate(tickets["items"]) if t.get("assignee_email"))
+    email = ticket["assignee_email"]
+    found = ArgSource(kind="step", step=0, path=f"items.{i}.assignee_email", semantic="Email")
+    plan = [Step(tool="helpdesk__list_tickets", arguments={}, sources={}, output=tickets),
+            Step(tool="apideck_ats__create_applicant", arguments={"emails": [email]},
+                 sources={"emails": found}, output={}),
+            Step(tool="crm__create_lead", arguments={"email": email, "name": "A B",
+                                                     "company": "C", "source": "web"},
+                 sources={"email": found}, output={}),
+            Step(tool="mailscript__add_verification", arguments={"email": email, "type": "email"},
+                 sources={"email": found}, output={})]
+    task = Task(id="t", seed=0, involved=["helpdesk", "apideck_ats", "crm", "mailscript"],
+                distractors=[], interface="direct", today=env.today.isoformat(),
+                system_prompt="", instruction="", plan=plan, rubric=[],
+                labels=Labels(domain="", capabilities=[], services=[]), verification={},
+                provenance={})
+    tools = {f"{s}__{n}": t for s in task.involved for n, t in load_service(s).tools.items()}
+    result = audit(task, env.pool, tools)
+    assert any(line.startswith("staff as applicant: step 1") for line in result.leaks), result
+    assert result.copies == [f"{email!r} into 3 services"]

@@ -13,6 +13,7 @@ import random
 from compoworld.service import Change, Environment
 from compoworld.tasks._diff import net_changes
 from compoworld.tasks._model import Step
+from compoworld.tasks._roles import may_carry
 
 FANOUT_SHARE = 0.25
 """Share of attempts that try to fan a write out over a list (where the plan allows it)."""
@@ -45,13 +46,14 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
             options.append((index, source, list_path, len(items)))
     rng.shuffle(options)  # tried in a drawn order: the first whose items give distinct writes
     for index, source, _, count in options:
-        made = _fanned(plan, index, source, count)
+        made = _fanned(plan, env, index, source, count)
         if made is not None:
             return made
     return None
 
 
-def _fanned(plan: list[Step], index: int, source: int, count: int) -> list[Step] | None:
+def _fanned(plan: list[Step], env: Environment, index: int, source: int,
+            count: int) -> list[Step] | None:
     """``plan`` with write ``index`` done once per item of step ``source``'s list, or None
     where two items give the same write."""
     step = plan[index]
@@ -67,6 +69,10 @@ def _fanned(plan: list[Step], index: int, source: int, count: int) -> list[Step]
                 value = _get(plan[source].output, parts)
             except (LookupError, TypeError, ValueError):
                 return None
+            if not may_carry(env, plan, (source, ".".join(parts)), value, src.semantic,
+                             step.tool, next(p for p in env.tools[step.tool].params
+                                             if p.name == name)):
+                return None  # an item's value of the other side (the user's own company)
             arguments[name] = [value] if isinstance(step.arguments[name], list) else value
             sources[name] = src.model_copy(update={"path": ".".join(parts), "selection": None,
                                                    "each": True})

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import Condition, Criterion, Rule, Step, Trap
-from compoworld.tasks._phrasing import _action, long_date
+from compoworld.tasks._phrasing import _action, article, long_date, verb_and_noun
 from compoworld.tasks._request import Request
 from compoworld.tasks._stored import shift_sources
 from compoworld.types import derive_seed
@@ -40,17 +40,6 @@ def _rng(plan: Sequence[Step]) -> random.Random:
     return random.Random(derive_seed(0, "instruction", key))
 
 
-def _domains(steps: Sequence[Step], env: Environment) -> list[str]:
-    seen: list[str] = []
-    for step in steps:
-        if env.tools[step.tool].kind != "write":
-            continue
-        domain = env.services[step.tool.split(SEPARATOR, 1)[0]].domain
-        if domain not in seen:
-            seen.append(domain)
-    return seen
-
-
 _WORK = {
     "hr": "getting our HR and hiring records up to date",
     "sales": "tidying up the sales pipeline",
@@ -59,14 +48,62 @@ _WORK = {
     "communication": "catching up on my correspondence",
     "productivity": "organizing our project work",
     "marketing": "updating our business listings",
-    "developer": "setting up accounts for the team",
     "commerce": "updating the online store",
     "travel": "checking some travel arrangements",
 }
+# What a write must make or change for its domain's purpose to be what it does: a catalog
+# domain is the service's, not the tool's (a background-check API filed under travel, a
+# glassware API under developer), so "checking some travel arrangements" is said only when
+# a write is a booking or a trip.
+_DOMAIN_RECORDS = {
+    "hr": {"applicant", "candidate", "employee", "job", "application", "interview", "offer",
+           "department", "leave", "timesheet"},
+    "sales": {"lead", "contact", "opportunity", "deal", "company", "account", "activity",
+              "prospect", "note", "pipeline"},
+    "support": {"ticket", "customer", "comment", "conversation", "case", "issue"},
+    "finance": {"invoice", "payment", "customer", "refund", "bill", "expense", "charge",
+                "subscription", "transaction"},
+    "communication": {"message", "email", "draft", "event", "invitation", "reply", "sms",
+                      "fax", "call"},
+    "productivity": {"task", "project", "member", "note", "list", "page", "document", "board",
+                     "card", "comment"},
+    "marketing": {"listing", "campaign", "review", "location", "post", "subscriber"},
+    "commerce": {"order", "product", "cart", "shipment", "item"},
+    "travel": {"booking", "trip", "reservation", "flight", "hotel", "itinerary"},
+}
+
+
+def _work(steps: Sequence[Step], env: Environment) -> list[str]:
+    """What the user is doing, per domain written to, where the write fits the domain."""
+    seen: list[str] = []
+    for step in steps:
+        tool = env.tools[step.tool]
+        if tool.kind != "write":
+            continue
+        domain = env.services[step.tool.split(SEPARATOR, 1)[0]].domain
+        verb, noun = verb_and_noun(tool.name)
+        last = noun.split(" ")[-1] if noun else verb
+        if domain in _WORK and last in _DOMAIN_RECORDS[domain] and _WORK[domain] not in seen:
+            seen.append(_WORK[domain])
+    return seen
+
+
+def _about(steps: Sequence[Step], env: Environment, rule: Rule | None) -> str | None:
+    """What the request starts from, as a person says it ("an invoice", "a message"): the
+    first read's record, when one word names it (a rule's email, read first, is not it)."""
+    for i, step in enumerate(steps):
+        if rule is not None and i == 0:
+            continue
+        tool = env.tools[step.tool]
+        noun = verb_and_noun(tool.name)[1] if tool.kind == "read" else ""
+        if noun and " " not in noun and noun not in ("record", "item", "result"):
+            return f"{article(noun)} {noun}"
+        return None
+    return None
 
 
 def _opening(env: Environment, steps: Sequence[Step], rng: random.Random,
-             purpose: str | None) -> str:
+             purpose: str | None, rule: Rule | None = None) -> str:
     user = env.pool.user
     job = user.job_title if "," not in user.job_title and "(" not in user.job_title else None
     # Who they are, as much of it as gives away nothing the plan must find (the user's own
@@ -78,8 +115,10 @@ def _opening(env: Environment, steps: Sequence[Step], rng: random.Random,
             break
     today = long_date(env.today)
     if purpose is None:
-        work = [_WORK[d] for d in _domains(steps, env) if d in _WORK][:2]
-        purpose = ("I'm " + " and ".join(work) + "." if work else rng.choice((
+        # What they are doing: what the request starts from, and what its writes are for.
+        about = _about(steps, env, rule)
+        doing = ([f"following up on {about}"] if about else []) + _work(steps, env)
+        purpose = ("I'm " + " and ".join(doing[:2]) + "." if doing else rng.choice((
             "I'm following something up and need one detail first.",
             "I'm about to make a call and need a detail I don't have to hand.",
             "I'm preparing a follow-up and need to check one thing.")))
@@ -134,7 +173,7 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
         request = Request(steps, env, condition, mine=False, rule=rule,
                           unless=frozenset(unless))
         items, report = request.items(), request.report(answer)
-    opening = _opening(env, steps, rng, purpose)
+    opening = _opening(env, steps, rng, purpose, rule)
     checklist = len(items) >= 2 and rng.random() < CHECKLIST_SHARE
     closing = report or rng.choice((
         "Let me know once it's all done.", "Tell me when it's done.",

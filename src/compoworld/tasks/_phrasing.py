@@ -157,6 +157,12 @@ _PEOPLE_WORDS = frozenset({"owner", "assignee", "author", "sender", "recipient",
                            "reporter", "requester", "creator", "agent", "lead", "person"})
 
 
+_DATE_NOUNS = {"created": "creation", "updated": "update", "modified": "update",
+               "published": "publication", "closed": "closing", "issued": "issue",
+               "sent": "sending", "received": "receipt", "expires": "expiry",
+               "expired": "expiry", "starts": "start", "ends": "end"}
+
+
 def type_words(semantic: str | None) -> str | None:
     if semantic is None or semantic in ("id", "Ref"):
         return None
@@ -188,6 +194,10 @@ def split_field(name: str, semantic: str | None) -> tuple[str, str]:
             return "", kind
         if label.split(" ")[-1] in _PEOPLE_WORDS:
             return label, kind
+        if semantic in ("Date", "DateTime") and " " not in label:
+            # "created" is no noun: "the creation date", "the due date", "the start time".
+            noun = _DATE_NOUNS.get(label, label)
+            return "", f"{noun} {'date' if semantic == 'Date' else 'time'}"
         return "", label + (" number" if semantic == "Phone" else "")
     if role.split(" ")[-1] in _QUALIFIERS or role in kind.split():
         return "", label

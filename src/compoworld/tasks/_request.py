@@ -3,8 +3,7 @@
 A step's answer is a *record* the request refers to: "the most recent message in my mailbox"
 the first time, "that message" after. A value an earlier step found is "the email address of
 the sender of that message"; a value a write took from an earlier step is traced back to where
-it was found ("the same name"); one the user states is quoted. Each service is named by
-:func:`display_name`, in full at most twice.
+it was found ("the same name"); one the user states is quoted. Services: ``Mentions``.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from compoworld.tasks._phrasing import (
     verb_and_noun,
     words,
 )
-from compoworld.tasks._service_names import display_name
+from compoworld.tasks._service_names import Mentions
 from compoworld.tasks._temporal import relation
 from compoworld.tasks._vocabulary import (
     BY,
@@ -41,11 +40,14 @@ from compoworld.tasks._vocabulary import (
     PAST,
     PEOPLE,
     VERB_PAST,
-    WHY,
     find,
     is_list,
     join,
     last_field,
+    own_words,
+    pick_key,
+    subject_param,
+    why,
 )
 
 
@@ -58,7 +60,7 @@ class Request:
         self.steps, self.env, self.condition, self.mine = steps, env, condition, mine
         self.rule = rule  # a rule stored in the world: what it sets is never said, only where
         self.unless = unless  # steps that may be done already (a trap): asked "unless ..."
-        self.said: Counter[str] = Counter()  # service → times named
+        self.mentions = Mentions(env)  # which services the request has named
         self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
         self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
         self.seen_values: dict[tuple[Any, ...], str] = {}
@@ -72,16 +74,14 @@ class Request:
         return self.steps[i].tool.split(SEPARATOR, 1)[0]
 
     def service(self, i: int) -> str:
-        """The step's service as a person names it (in full the first two times)."""
-        name = self._service(i)
-        self.said[name] += 1
-        return display_name(self.env.services[name])
+        """The step's service as a person names it (counted: named in full once)."""
+        return self.mentions.name(self._service(i))
 
-    def _in(self, i: int) -> str:
-        name = self._service(i)
-        if self.said[name] >= 2:
-            return ""
-        return " in " + self.service(i)
+    def _in(self, i: int, *, known: bool = False, found: bool = False) -> str:
+        """Where step ``i`` happens: " in the Apideck CRM" once, then :meth:`Mentions.where`."""
+        return self.mentions.where(self._service(i), self.entity(i),
+                                   {self._service(j) for j in range(len(self.steps))},
+                                   known=known, found=found)
 
     def entity(self, i: int) -> str:
         step = self.steps[i]
@@ -110,6 +110,10 @@ class Request:
             typed = semantic.get(name)
             found = source.kind != "user" and typed in ("Email", "PersonName", "Phone",
                                                         "CompanyName")
+            if found and not self._names_someone(source, step.arguments[name]):
+                # Found on a record that is no one: "with the email address of that page".
+                parts.append("with " + self.value(source, step.arguments[name], name, typed))
+                continue
             value = self.value(source, step.arguments[name], name, typed,
                                "who" if found else "field")
             by = BY.get(label)
@@ -123,10 +127,20 @@ class Request:
             parts.append(f"{by} {value}")
         return (" " + " and ".join(parts)) if parts else ""
 
+    def _names_someone(self, source: ArgSource, value: Any) -> bool:
+        """Whether a found value is said as someone ("the sender of that message", "me")."""
+        if self.mine and self._mine(value, "who") is not None:
+            return True
+        origin = self._origin(source)
+        if origin.step is None:
+            return True
+        role = split_field(last_field(origin.path), origin.semantic)[0] if origin.path else ""
+        return bool(role) or self._person(origin.step) or self._company(origin.step)
+
     def record(self, i: int, selection: Selection | None = None, *, whole: bool = False,
                path: str | None = None) -> str:
-        """How the request refers to what step ``i`` found or made: in full the first time
-        ("the most recent message from "x" in my mailbox"), briefly after ("that message").
+        """What step ``i`` found or made: in full first ("the most recent message from "x" in
+        my mailbox"), then "that message" (two items of one list: their superlatives again).
         ``whole``: the list itself ("the deals owned by ..."); ``path``: inside a nested list
         of a record ("deals.1.owner" with a selection: that account's deal with ...)."""
         step = self.steps[i]
@@ -139,7 +153,7 @@ class Request:
             if key in self.introduced:
                 return f"the new {entity}" if past == "added" else f"that {entity}"
             self.introduced.add(key)
-            return f"the {entity} you {past}{self._in(i)}"
+            return f"the {entity} you {past}{self._in(i, known=True)}"
         within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
         if within and not is_list(step.output):
             outer = self.record(i)
@@ -154,17 +168,19 @@ class Request:
         chain = self._chain(i)
         if chain is not None:
             return chain
-        key = ("found", i, selection and (selection.by, selection.order), whole)
+        key = ("found", i, pick_key(selection), whole)
         if key in self.introduced:
             if whole:
                 return f"those {plural(entity)}"
+            if selection is not None and sum(k[:2] == ("found", i) for k in self.introduced) > 1:
+                return superlative(selection.by, selection.order, entity) + among(selection.among)
             return f"that {entity}"
         self.introduced.add(key)
         nested = any(s.kind != "user" for s in step.sources.values())
-        where = self._in(i) if nested else ""
+        where = self._in(i, found=True) if nested else ""
         filters = self._filters(i)
         if not nested:
-            where = self._in(i)
+            where = self._in(i, found=True)
         if whole:
             return f"all the {plural(entity)}{filters}{where}"
         if selection is not None and is_list(step.output):
@@ -173,12 +189,14 @@ class Request:
                         f"says to take")
             return (f"{superlative(selection.by, selection.order, entity)}"
                     f"{among(selection.among)}{where}{filters}")
-        return f"the {entity}{where}{filters}" if nested else f"the {entity}{filters}{where}"
+        if nested and filters != " for me":  # "the invitation for me in my calendar"
+            return f"the {entity}{where}{filters}"
+        return f"the {entity}{filters}{where}"
 
     def _ruled(self, selection: Selection) -> bool:
         """Whether ``selection`` is the one a rule stored in the world makes (never said)."""
-        return (self.rule is not None and self.rule.kind == "selection"
-                and self.rule.selection == selection)
+        return self.rule is not None and self.rule.kind == "selection" and \
+            self.rule.selection == selection
 
     def _chain(self, i: int) -> str | None:
         """A get by an id an earlier step found: that same record, or the one it refers to
@@ -234,8 +252,9 @@ class Request:
             return f"the {words(name)} {author} asked for in their email"
         if source.each:
             item = int((source.path or "0.0").split(".")[1])
-            return (f"the {words(last_field(source.path))} of the {ORDINALS[item]} of "
-                    f"{self.record(source.step, whole=True)}")
+            field = last_field(source.path)
+            own = "" if field == "id" else f"the {words(field)} of "  # "tag the first of ..."
+            return f"{own}the {ORDINALS[item]} of {self.record(source.step, whole=True)}"
         if source.kind == "computed" and source.shift is not None:  # a date said relative
             on = source.path or ""
             holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
@@ -262,8 +281,8 @@ class Request:
             return self.record(source.step, source.selection, path=source.path)
         typed = typed or semantic
         role, own = split_field(tail, typed)
-        key = (source.step, source.path, source.selection and source.selection.by)
-        holder_key = (source.step, source.selection and source.selection.by, role)
+        key = (source.step, source.path, pick_key(source.selection))
+        holder_key = (source.step, pick_key(source.selection), role)
         repeated = key in self.seen_values and self.values[own] == 1
         if key not in self.seen_values:
             self.seen_values[key] = own
@@ -287,7 +306,7 @@ class Request:
 
     def _role(self, source: ArgSource, role: str) -> str:
         """The person a field names ("the sender of that message"), "that sender" after."""
-        key = ("role", source.step, source.selection and source.selection.by, role)
+        key = ("role", source.step, pick_key(source.selection), role)
         if key in self.introduced and self.roles[role] == 1:
             return f"that {role}"
         if key not in self.introduced:
@@ -298,18 +317,7 @@ class Request:
 
     def _mine(self, value: Any, use: str) -> str | None:
         """The user's own name, email, phone or company, as they say it ("my email address")."""
-        user = self.env.pool.user
-        if not self.mine:
-            return None
-        if value == user.name:
-            return "me" if use == "who" else "my name"
-        if value == user.email:
-            return "me" if use == "who" else "my email address"
-        if value == user.phone:
-            return "me" if use == "who" else "my phone number"
-        if value == user.company.name:
-            return "my company" if use == "who" else "my company's name"
-        return None
+        return own_words(self.env.pool.user, value, use) if self.mine else None
 
     def _company(self, i: int) -> bool:
         return self.entity(i).split(" ")[-1] in COMPANIES
@@ -318,18 +326,6 @@ class Request:
         return self.entity(i).split(" ")[-1] in PEOPLE
 
     # -- items ---------------------------------------------------------------------------
-
-    def _subject(self, step: Step, entity: str, semantic: dict[str, str | None]) -> str | None:
-        """The argument naming who a create is about ("add <that person> as a customer"): a
-        person's name for an entity that is a person, a company's for a company."""
-        last = entity.split(" ")[-1]
-        wanted = "PersonName" if last in PEOPLE else "CompanyName" if last in COMPANIES \
-            else None
-        for name, source in step.sources.items():
-            if semantic.get(name) == wanted and source.kind == "step" and (
-                    wanted == "CompanyName" or "company" not in name):
-                return name
-        return None
 
     def item(self, i: int) -> str:
         step = self.steps[i]
@@ -348,7 +344,7 @@ class Request:
                                      or not tool.description.strip()
                                      or len(noun.split()) <= 2)
         if kind == "create" and structured:
-            subject = self._subject(step, entity, semantic)
+            subject = subject_param(step, entity, semantic)
             if subject is not None:
                 source = self._origin(step.sources[subject])
                 role = split_field(last_field(source.path), source.semantic)[0]
@@ -357,7 +353,7 @@ class Request:
                     role = role or "company"
                 who = self.value(step.sources[subject], step.arguments[subject], subject,
                                  semantic.get(subject), "who")
-                self.subject = (source.step, source.selection and source.selection.by, role)
+                self.subject = (source.step, pick_key(source.selection), role)
                 rest.remove(subject)
                 head = f"add {who} as {article(entity)} {entity}{self._in(i)}"
             else:
@@ -407,20 +403,22 @@ class Request:
             head = f"{'update' if kind == 'update' else 'delete'} the {entity}{self._in(i)}"
             setting = kind == "update"
         else:
-            place = self._in(i)
-            head = (f"{place.strip()}, " if place else "") + action(tool.description, tool.name)
+            place, does = self._in(i), action(tool.description, tool.name)
+            # "use Twilio Numbers to check if ...": reads as a request in a list and in prose.
+            head = (f"use {place.removeprefix(' in ')} to {does}" if place.startswith(" in ")
+                    else does + place)
             kind = "other"
         fields = self._fields(step, rest, semantic, ref, setting=setting)
         if kind == "other" and fields.startswith(", with "):
             fields = " for " + fields.removeprefix(", with ")
         text = head + fields
         domain = self.env.services[self._service(i)].domain
-        why = WHY.get((kind, domain))
+        because = why(kind, entity, domain)
         last = self.condition is not None and i == len(self.steps) - 1
-        if why and not last and domain not in self.why_said and not head.startswith("add me ") and \
-                entity.split(" ")[-1] in PEOPLE:
-            self.why_said.add(domain)
-            text += f", {why}" if not fields else f" — {why}"
+        if because and not last and because not in self.why_said and \
+                not head.startswith("add me ") and entity.split(" ")[-1] in PEOPLE:
+            self.why_said.add(because)
+            text += f", {because}" if not fields else f" — {because}"
         if self.condition is not None and i == len(self.steps) - 1:
             text += self._only_if()
         return text

@@ -42,7 +42,7 @@ from compoworld.tasks._model import (
     Step,
     Trap,
 )
-from compoworld.tasks._phrasing import among
+from compoworld.tasks._phrasing import among, plural
 from compoworld.tasks._planting import plant
 from compoworld.tasks._recovery import RECOVERY_SHARE, add_refusal
 from compoworld.tasks._stored import RULE_SERVICE, colleague, email, list_things, shift_sources
@@ -130,7 +130,7 @@ def add_rule(plan: list[Step], changes: list[list[Change]], env: Environment,
     if str(step.arguments[name]).casefold() in author.name.casefold():
         return None
     user = env.pool.user
-    label, things = _label(name), _label(entity[1]) + "s"
+    label, things = _label(name), plural(_label(entity[1]))
     subject = f"{label.capitalize()} for {things}"
     value = step.arguments[name]
     planted = email(env, rng, author, subject, (

@@ -10,9 +10,11 @@ A name never holds the service's identifier when that has an underscore.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
-from compoworld.service import Service
+from compoworld.service import Environment, Service
+from compoworld.tasks._phrasing import verb_and_noun
 
 # The hand-written services, named as their owner names them.
 _NAMED = {
@@ -106,3 +108,50 @@ def display_name(service: Service) -> str:
         ('Google Tasks', 'Twilio Fax')
     """
     return _display(service.name, service.description, service.origin)
+
+
+class Mentions:
+    """Which services a request has named, so that each is named in full once.
+
+    Example:
+        >>> from compoworld.catalog import load_services
+        >>> mentions = Mentions(Environment(load_services(["crm", "contacts"]), seed=0))
+        >>> mentions.where("crm", "lead", {"crm", "contacts"})
+        ' in the CRM'
+        >>> mentions.where("crm", "account", {"crm", "contacts"})  # right after naming it
+        ' there'
+        >>> mentions.where("contacts", "contact", {"crm", "contacts"}), mentions.where(
+        ...     "crm", "deal", {"crm", "contacts"})  # no other service has deals
+        (' in my address book', '')
+    """
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.said: Counter[str] = Counter()  # service → times named
+        self.last: str | None = None  # the service named last
+
+    def name(self, service: str) -> str:
+        """``service`` as a person names it, counted."""
+        self.said[service] += 1
+        self.last = service
+        return display_name(self.env.services[service])
+
+    def where(self, service: str, entity: str, others: set[str], *, known: bool = False,
+              found: bool = False) -> str:
+        """Where a record of ``entity`` in ``service`` is: " in <name>" the first time. After
+        that: nothing for a record the request already made (``known``), or when ``service``
+        was the last one named, or when none of ``others`` (the plan's services) has that kind
+        of record; " there" for a new item (not a record being ``found``: "the oldest ticket
+        there assigned to ..." reads badly) right after naming it; the name again only when
+        the plan's other services would leave it unclear."""
+        if not self.said[service]:
+            return " in " + self.name(service)
+        if known:
+            return ""
+        if self.last == service:
+            return "" if found else " there"
+        if not any(verb_and_noun(tool)[1] == entity
+                   for other in others - {service}
+                   for tool in self.env.services[other].tools):
+            return ""
+        return " in " + self.name(service)

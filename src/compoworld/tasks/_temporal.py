@@ -102,7 +102,10 @@ def _found_dates(plan: list[Step], before: int, today: date
         for prefix, selection in sorted(prefixes.items(), key=lambda kv: kv[0]):
             record: Any = output
             for part in prefix.strip(".").split(".") if prefix else []:
-                record = record[int(part)] if isinstance(record, list) else record.get(part)
+                if isinstance(record, list):  # an item this answer does not have: none
+                    record = record[int(part)] if int(part) < len(record) else None
+                else:
+                    record = record.get(part) if isinstance(record, dict) else None
             if not isinstance(record, dict):
                 continue
             for field, value in sorted(record.items()):

@@ -185,7 +185,10 @@ def _shows(plan: list[Step], traded: list[Step], step: int, both: Selection,
         for name, src in after.sources.items():
             if src.selection != both:
                 continue
-            value = resolve(plan[step].output, src)
+            try:
+                value = resolve(plan[step].output, src)
+            except (IndexError, KeyError, TypeError):
+                return False  # the item both criteria pick has no such value (an empty cc)
             if value == before.arguments[name] or str(value).casefold() in mine or (
                     isinstance(value, list) and value == before.arguments[name]):
                 return False

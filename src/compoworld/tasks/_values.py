@@ -10,6 +10,7 @@ from faker import Faker
 from compoworld.service import Param, Tool
 from compoworld.tasks._context import Context
 from compoworld.tasks._model import Selection
+from compoworld.tasks._roles import entity_of, may_state
 from compoworld.types import get_type
 
 _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
@@ -21,6 +22,15 @@ _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "nam
 _PROSE = frozenset({"body", "description", "notes", "note", "message", "text", "comment",
                     "content", "summary", "reason", "subject", "query", "memo", "details"})
 _TITLES = frozenset({"name", "title", "label", "tag", "caption"})
+# What a person writes in free text and in a title or a tag: short office phrases, never
+# Faker's lorem ("Writer certainly small", "Because Which").
+_SENTENCES = ("Following up on our call last week", "Please review this before Friday",
+              "Updated with the latest figures", "Confirmed by phone this morning",
+              "Notes from the kickoff meeting", "Details as agreed with the customer",
+              "Flagged for the next team meeting", "Sent on behalf of the team")
+_NAMES = ("Quarterly review", "Renewal planning", "Onboarding", "Budget review",
+          "Vendor review", "Customer feedback", "Contract renewal", "Launch plan")
+_TAGS = ("follow-up", "priority", "renewal", "vip", "needs-review", "q2")
 
 
 def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random.Random,
@@ -31,6 +41,9 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
         return rng.choice(choices)
     if param.semantic and param.semantic != "Ref":
         known = ctx.user_values(service, param.semantic)
+        if tool.kind == "write":  # never the user's company or a colleague as a customer
+            target = (param.name, entity_of(tool.name))
+            known = [v for v in known if may_state(ctx.initial.pool, v, param.semantic, target)]
         value = rng.choice(known) if known else None
         if value is None and param.semantic in ("Date", "DateTime"):
             day = ctx.initial.today.isoformat()
@@ -43,9 +56,11 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
         if param.name in _TEXT_HINTS:
             return _TEXT_HINTS[param.name]
         if words & _PROSE:
-            return fake.sentence(nb_words=6).rstrip(".")
+            return rng.choice(_SENTENCES)
+        if words & {"tag", "label"}:
+            return rng.choice(_TAGS)
         if words & _TITLES:
-            return " ".join(fake.words(2)).title()
+            return rng.choice(_NAMES)
         # An identifier has no spaces: a sentence in an id-like column is filler, not an id.
         held = [v for v in ctx.column_values(service, param.name) if " " not in v]
         return rng.choice(held) if held else None

@@ -19,7 +19,7 @@ from compoworld.service import SEPARATOR, Change, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._diff import net_changes, undoes
 from compoworld.tasks._model import ArgSource, Selection, Step
-from compoworld.tasks._roles import misuses_user, renames_owner
+from compoworld.tasks._roles import may_carry, misuses_user, renames_owner
 from compoworld.tasks._values import selections, user_value
 
 
@@ -135,7 +135,10 @@ def _fill(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Random,
                       key in _NAME_PARTS and anchor is not None and _record_of(k) == anchor))
                   and repr(k.fact.value) not in taken and repr(k.fact.value) not in told
                   and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)
-                  and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))]
+                  and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))
+                  and may_carry(ctx.work, walk.steps, (k.step, k.fact.path), k.fact.value,
+                                key[1] if key is not None and key[0] == "type" else None,
+                                name, param)]
         if (filter_left and not param.required and strong(key) and stated(param)
                 and rng.random() < 0.6):
             value = user_value(ctx, service, param, tool, rng, fake)

@@ -14,7 +14,16 @@ from typing import Annotated
 
 from compoworld.types import _builtin
 from compoworld.types._naming import TextRole, code_prefix, make_code, make_title, text_role
-from compoworld.types._pool import DEFAULT_TODAY, Company, Person, Pool, derive_seed, person_fact
+from compoworld.types._pool import (
+    DEFAULT_TODAY,
+    USER_JOBS,
+    Company,
+    Person,
+    PersonRole,
+    Pool,
+    derive_seed,
+    person_fact,
+)
 from compoworld.types._semantic import (
     Ref,
     SemanticTag,
@@ -34,6 +43,7 @@ __all__ = [
     "ISBN",
     "SKU",
     "URL",
+    "USER_JOBS",
     "AccountNumber",
     "Address",
     "City",
@@ -63,6 +73,7 @@ __all__ = [
     "Percent",
     "Person",
     "PersonName",
+    "PersonRole",
     "Phone",
     "Pool",
     "PostalCode",

@@ -7,17 +7,22 @@ to another.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Literal
 
 from faker import Faker
 
 from compoworld.types._builtin import INDUSTRIES
 
 DEFAULT_TODAY = date(2026, 3, 2)
+PersonRole = Literal["user", "colleague", "outside"]
+"""Who a person of the pool is to the user: the user themself, a colleague (someone at the
+user's company), or someone outside it (a customer, a lead, a vendor, an applicant...)."""
 WORKDAY_START = time(9, 0)
 
 
@@ -58,6 +63,13 @@ class Person:
     timezone: str
     birthday: date
 
+
+# What the user does: they work across the mailbox, calendar and business systems (sales,
+# support, billing, hiring, projects), so their job is one that spans them, not Faker's any
+# job ("surgeon", "economist": odd voices for tidying a sales pipeline).
+USER_JOBS = ("operations manager", "office manager", "business operations lead",
+             "chief of staff", "operations coordinator", "general manager",
+             "executive assistant", "team lead", "managing director", "business manager")
 
 # Semantic types a person (or their company) determines: records about one person agree.
 _PERSON_FACTS = {
@@ -116,7 +128,13 @@ class Pool:
         for _ in range(companies):
             built.append(self._company(fake, {c.domain for c in built}))
         self.companies: tuple[Company, ...] = tuple(built)
-        self.people: tuple[Person, ...] = tuple(self._person(fake, i) for i in range(people))
+        built_people = [self._person(fake, i) for i in range(people)]
+        if built_people:  # the user (the last person): a job that spans the services
+            user = built_people[-1]
+            built_people[-1] = dataclasses.replace(
+                user, job_title=USER_JOBS[derive_seed(seed, "user job") % len(USER_JOBS)])
+        self.people: tuple[Person, ...] = tuple(built_people)
+        self._by_value: dict[str, Person | None] | None = None
 
     @property
     def user(self) -> Person:
@@ -125,6 +143,33 @@ class Pool:
         Services that have an owner use this person, so "my" means the same in all of them.
         """
         return self.people[-1]
+
+    def role(self, person: Person) -> PersonRole:
+        """Who ``person`` is to :attr:`user`: "user", "colleague" (same company) or "outside".
+
+        Example:
+            >>> pool = Pool(seed=7)
+            >>> pool.role(pool.user), pool.role(pool.people[0])
+            ('user', 'outside')
+        """
+        if person == self.user:
+            return "user"
+        return "colleague" if person.company == self.user.company else "outside"
+
+    def person_with(self, value: object) -> Person | None:
+        """The pool person whose email, phone or full name ``value`` is (case-insensitive), or
+        None (also for a name two people share: it names neither)."""
+        if not isinstance(value, str):
+            return None
+        if self._by_value is None:
+            by_value: dict[str, Person | None] = {}
+            for person in self.people:
+                for key in (person.email.casefold(), person.phone.casefold(),
+                            person.name.casefold()):
+                    # A value two people share (a name) names neither of them.
+                    by_value[key] = person if key not in by_value else None
+            self._by_value = by_value
+        return self._by_value.get(value.casefold())
 
     @property
     def now(self) -> datetime:
