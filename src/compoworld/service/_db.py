@@ -149,6 +149,28 @@ def _like_pattern(value: Any) -> str:
     return f"%{text}%"
 
 
+class RecentRow:
+    """The rows a tool call has read by id, shared by the :class:`Db` handles of one environment.
+
+    A write tool reads its record (to check it may change) and :meth:`Db.update` reads it again
+    (to merge the change): the second read is answered from here. Only while a call runs
+    (``active``, set by the environment around the tool) and only until the next write: every
+    write through a ``Db`` (and any :meth:`Db.sql`) forgets them all, and tools reach the state
+    only through their ``Db``, so a remembered row is what the ``SELECT`` would return. A row is
+    the tuple SQLite gave (immutable); each read builds a new record dict from it.
+    """
+
+    __slots__ = ("active", "rows")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.rows: dict[tuple[str, str], tuple[Any, ...]] = {}
+
+    def forget(self) -> None:
+        if self.rows:
+            self.rows.clear()
+
+
 class Db:
     """A tool's handle on its service's tables.
 
@@ -162,14 +184,19 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_journal", "_tables", "now", "service", "today")
+    __slots__ = ("_conn", "_cursor", "_journal", "_recent", "_tables", "now", "service", "today")
 
     def __init__(
         self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date,
-        journal: list[Change] | None = None,
+        journal: list[Change] | None = None, recent: RecentRow | None = None,
     ) -> None:
         self._conn = conn
+        # One cursor for every statement whose rows are taken whole at once (``fetchone`` of
+        # a single row, ``fetchall``): no statement of it is left running, and a call saves
+        # making a cursor per statement.
+        self._cursor = conn.cursor()
         self._journal = journal
+        self._recent = recent or RecentRow()
         self._tables = tables
         self.service = service
         self.today = today
@@ -191,7 +218,17 @@ class Db:
     def get(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
         """The record with this id. Raises RecordNotFound (404) if there is none."""
         table = self.table(entity)
-        row = self._conn.execute(table.select_by_id, (record_id,)).fetchone()
+        recent = self._recent
+        if recent.active and type(record_id) is str:
+            key = (table.name, record_id)
+            row = recent.rows.get(key)
+            if row is None:
+                row = self._cursor.execute(table.select_by_id, (record_id,)).fetchone()
+                if row is None:
+                    raise RecordNotFound(self._missing(table, record_id))
+                recent.rows[key] = row
+            return table.to_dict(row)  # read again in the same call, nothing written since
+        row = self._cursor.execute(table.select_by_id, (record_id,)).fetchone()
         if row is None:
             raise RecordNotFound(self._missing(table, record_id))
         return table.to_dict(row)
@@ -210,7 +247,7 @@ class Db:
     def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
         table = self.table(entity)
         query = f'SELECT 1 FROM "{table.name}" WHERE id = ?'
-        return self._conn.execute(query, (record_id,)).fetchone() is not None
+        return self._cursor.execute(query, (record_id,)).fetchone() is not None
 
     def select(
         self,
@@ -235,7 +272,7 @@ class Db:
         if limit is not None or offset:
             query += " LIMIT ? OFFSET ?"
             params += [-1 if limit is None else limit, offset]
-        return [table.to_dict(row) for row in self._conn.execute(query, params)]
+        return [table.to_dict(row) for row in self._cursor.execute(query, params).fetchall()]
 
     def page(
         self,
@@ -273,7 +310,7 @@ class Db:
         table = self.table(entity)
         clause, params = self._where(table, where)
         query = f'SELECT count(*) FROM "{table.name}"{clause}'
-        return int(self._conn.execute(query, params).fetchone()[0])
+        return int(self._cursor.execute(query, params).fetchone()[0])
 
     def sql(self, query: str, params: tuple[Any, ...] | list[Any] = ()) -> list[dict[str, Any]]:
         """Run a read query; ``{entity}`` placeholders name this service's tables.
@@ -281,6 +318,7 @@ class Db:
         Example: ``db.sql("SELECT sum(amount) AS total FROM {invoice} WHERE status = ?", ["paid"])``
         """
         names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+        self._recent.forget()  # meant for reads; should a query write, no remembered row is stale
         cursor = self._conn.execute(query.format(**names), params)
         columns = [d[0] for d in cursor.description or ()]
         return [dict(zip(columns, row, strict=True)) for row in cursor]
@@ -298,8 +336,8 @@ class Db:
         """Advance the service's version (by what changed) and note the change in the journal."""
         change = f"{table.name}\x00{record_id}\x00" + orjson.dumps(
             after if delta is None else delta, option=orjson.OPT_SORT_KEYS, default=str).decode()
-        self._conn.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
-                           "WHERE service = ?", (change, self.service))
+        self._cursor.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
+                             "WHERE service = ?", (change, self.service))
         if self._journal is not None:
             self._journal.append(Change(table.name, record_id, before, after))
 
@@ -323,7 +361,8 @@ class Db:
         self._check_unique(table, record)
         columns = ", ".join(f'"{name}"' for name in table.names)
         marks = ", ".join("?" * len(table.names))
-        self._conn.execute(
+        self._recent.forget()  # before any write statement (see RecentRow)
+        self._cursor.execute(
             f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})',
             [c.encode(record[c.name]) for c in table.columns],
         )
@@ -342,7 +381,8 @@ class Db:
         self._check_refs(table, changed)
         self._check_unique(table, changed, exclude=record_id)
         assignments = ", ".join(f'"{name}" = ?' for name in changed)
-        self._conn.execute(
+        self._recent.forget()
+        self._cursor.execute(
             f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
@@ -362,7 +402,8 @@ class Db:
                             f"{table.entity_name} {record_id!r} is still referenced by "
                             f"{n} {other.entity_name} record(s) (field {column.name!r})"
                         )
-        self._conn.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
+        self._recent.forget()
+        self._cursor.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
         self._changed(table, record_id, record, None)
         return record
 
@@ -370,7 +411,7 @@ class Db:
 
     def _new_id(self, table: Table) -> str:
         while True:
-            (n,) = self._conn.execute(
+            (n,) = self._cursor.execute(
                 f"UPDATE {SEQUENCE_TABLE} SET next = next + 1 WHERE name = ? RETURNING next",
                 (table.name,),
             ).fetchone()
@@ -385,8 +426,13 @@ class Db:
             value = values.get(column.name)
             if isinstance(value, str):
                 values[column.name] = value.strip().lower()
+        entity = table.entity
         try:
-            return table.entity.model_validate(values).model_dump()
+            # model_validate(values).model_dump() without pydantic's Python wrappers around
+            # the compiled validator and serializer (same calls, same defaults, same record;
+            # tests/service/test_call_path.py compares the two on every catalog entity).
+            return typing.cast(dict[str, Any], entity.__pydantic_serializer__.to_python(
+                entity.__pydantic_validator__.validate_python(values)))
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or table.entity_name
@@ -406,7 +452,7 @@ class Db:
             if name not in values or values[name] is None:
                 continue
             query = f'SELECT id FROM "{table.name}" WHERE "{name}" = ? AND id IS NOT ?'
-            row = self._conn.execute(query, (values[name], exclude)).fetchone()
+            row = self._cursor.execute(query, (values[name], exclude)).fetchone()
             if row is not None:
                 raise Conflict(
                     f"{table.entity_name} {row[0]!r} already has {name} {values[name]!r}"
