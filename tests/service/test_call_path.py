@@ -197,3 +197,17 @@ def test_no_statement_is_left_running_after_a_call() -> None:
         env.restore(taken)
     env.reset()
     assert env.fork().digest() == Environment(services, seed=2).digest()
+
+
+@pytest.mark.parametrize("name", service_names())
+def test_the_compiled_record_reader_decodes_as_the_columns_do(name: str) -> None:
+    env = Environment([load_service(name)], seed=1)
+    for table in env.services[name].tables.values():
+        rows = env._conn.execute(f'SELECT * FROM "{table.name}" LIMIT 20').fetchall()
+        for row in rows:
+            expected = {c.name: c.decode(v) for c, v in zip(table.columns, row, strict=True)}
+            record = table.to_dict(row)
+            assert record == expected  # and of the same types (True == 1, so compare them too)
+            assert [type(v) for v in record.values()] == [type(v) for v in expected.values()]
+        nulls = tuple(None for _ in table.columns)
+        assert table.to_dict(nulls) == dict.fromkeys(table.names)

@@ -8,8 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import typing
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -17,12 +16,9 @@ import orjson
 from pydantic import ValidationError
 
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError, closest
-from compoworld.service._entity import Column, Entity, entity_columns
+from compoworld.service._entity import Entity
+from compoworld.service._table import SEQUENCE_TABLE, VERSION_TABLE, Table
 from compoworld.types._pool import WORKDAY_START
-
-SEQUENCE_TABLE = "_compoworld_seq"
-VERSION_TABLE = "_compoworld_version"
-"""One row per service: a hash chained over every write the service's records went through."""
 
 
 def chain(previous: str, change: str) -> str:
@@ -50,100 +46,6 @@ class Change:
     origin: ChangeOrigin = "tool"
 
 
-@dataclass(frozen=True)
-class Table:
-    """One entity of one service, compiled to SQL."""
-
-    service: str
-    entity: type[Entity]
-    columns: tuple[Column, ...]
-    name: str = field(init=False)
-    names: tuple[str, ...] = field(init=False)
-    by_name: dict[str, Column] = field(init=False)
-    decoded: tuple[Column, ...] = field(init=False)
-    emails: tuple[Column, ...] = field(init=False)
-    select_by_id: str = field(init=False)
-    to_dict: Callable[[tuple[Any, ...]], dict[str, Any]] = field(
-        init=False, compare=False, repr=False)
-    """The record of a ``SELECT *`` row, JSON and bool columns decoded (:func:`_record_reader`)."""
-
-    def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "name", f"{self.service}__{self.entity.entity_name}")
-        set_(self, "names", tuple(c.name for c in self.columns))
-        set_(self, "by_name", {c.name: c for c in self.columns})
-        set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
-        set_(self, "emails", tuple(c for c in self.columns if c.semantic == "Email" and c.kind == "str"))
-        set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
-        set_(self, "to_dict", _record_reader(self.columns))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled as what it is compiled from: the compiled reader is not picklable by name.
-        return (Table, (self.service, self.entity, self.columns))
-
-    @classmethod
-    def of(cls, service: str, entity: type[Entity]) -> Table:
-        return cls(service, entity, entity_columns(entity))
-
-    @property
-    def entity_name(self) -> str:
-        return self.entity.entity_name
-
-    def ddl(self) -> list[str]:
-        """CREATE statements: the table, its unique indexes and its sequence row."""
-        parts = []
-        for c in self.columns:
-            sql = f'"{c.name}" {c.sql_type}'
-            if c.name == "id":
-                sql += " PRIMARY KEY NOT NULL"
-            elif not c.nullable:
-                sql += " NOT NULL"
-            if c.ref:
-                sql += f' REFERENCES "{self.service}__{c.ref}"(id)'
-            parts.append(sql)
-        statements = [f'CREATE TABLE "{self.name}" ({", ".join(parts)}) STRICT']
-        for name in self.entity.unique_fields:
-            statements.append(
-                f'CREATE UNIQUE INDEX "{self.name}__{name}__unique" ON "{self.name}"("{name}")'
-            )
-        for c in self.columns:  # references are how related records are found: index them
-            if c.ref and c.name not in self.entity.unique_fields:
-                statements.append(f'CREATE INDEX "{self.name}__{c.name}" ON "{self.name}"("{c.name}")')
-        statements.append(
-            f"INSERT INTO {SEQUENCE_TABLE}(name, next) VALUES ('{self.name}', 0)"
-        )
-        return statements
-
-    def column(self, name: str) -> Column:
-        try:
-            return self.by_name[name]
-        except KeyError:
-            raise UserError(
-                f"entity {self.entity_name!r} has no field {name!r} (fields: {', '.join(self.names)})"
-            ) from None
-
-
-def _record_reader(columns: tuple[Column, ...]) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
-    """A function from a row to its record, compiled once per table (as namedtuple does).
-
-    Every row any read returns goes through it. A dict display with constant keys,
-    ``{"id": row[0], "name": row[1], "tags": decode_2(row[2])}``, builds the record in half
-    the instructions of ``dict(zip(names, row))``; only JSON and bool columns call their
-    ``Column.decode``. Column names are checked identifiers, so the source is safe to compile.
-    """
-    namespace: dict[str, Any] = {}
-    items = []
-    for i, column in enumerate(columns):
-        value = f"row[{i}]"
-        if column.needs_decoding:
-            namespace[f"decode_{i}"] = column.decode
-            value = f"decode_{i}({value})"
-        items.append(f"{column.name!r}: {value}")
-    source = f"def to_dict(row):\n    return {{{', '.join(items)}}}\n"
-    exec(compile(source, "<record reader>", "exec"), namespace)
-    return typing.cast(Callable[[tuple[Any, ...]], dict[str, Any]], namespace["to_dict"])
-
-
 def _like_pattern(value: Any) -> str:
     text = str(value).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{text}%"
@@ -153,8 +55,9 @@ class RecentRow:
     """The rows a tool call has read by id, shared by the :class:`Db` handles of one environment.
 
     A write tool reads its record (to check it may change) and :meth:`Db.update` reads it again
-    (to merge the change): the second read is answered from here. Only while a call runs
-    (``active``, set by the environment around the tool) and only until the next write: every
+    (to merge the change): the second read is answered from here. Only while a write tool's
+    call runs (``active``, set by the environment around the tool) and only until the next
+    write: every
     write through a ``Db`` (and any :meth:`Db.sql`) forgets them all, and tools reach the state
     only through their ``Db``, so a remembered row is what the ``SELECT`` would return. A row is
     the tuple SQLite gave (immutable); each read builds a new record dict from it.
@@ -380,10 +283,9 @@ class Db:
         changed = {k: record[k] for k in changes}
         self._check_refs(table, changed)
         self._check_unique(table, changed, exclude=record_id)
-        assignments = ", ".join(f'"{name}" = ?' for name in changed)
         self._recent.forget()
         self._cursor.execute(
-            f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
+            table.update_statement(tuple(changed)),
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
         self._changed(table, record_id, current, record, changed)

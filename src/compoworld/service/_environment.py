@@ -12,7 +12,6 @@ import hashlib
 import sqlite3
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -20,29 +19,12 @@ from typing import Any
 from compoworld.errors import NotFound, ToolError, UserError, closest
 from compoworld.service._connection import _connect, _load, _without
 from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, RecentRow
-from compoworld.service._envelope import Envelope, fail, ok
+from compoworld.service._envelope import SEPARATOR, Envelope, ToolFailure, fail, ok, qualified_name
 from compoworld.service._image import create_tables, fill
 from compoworld.service._service import Service
 from compoworld.service._simulation import SIMULATED_HISTORY, SimulatedCall, Simulator
 from compoworld.service._tool import Tool
 from compoworld.types import DEFAULT_TODAY, Pool
-
-SEPARATOR = "__"
-"""Joins service and tool names: ``contacts__get_contact``."""
-
-
-@dataclass(frozen=True)
-class ToolFailure:
-    """A tool broke (500). An environment error: recorded, never blamed on the agent."""
-
-    tool: str
-    arguments: Any
-    error: str
-    traceback: str
-
-
-def qualified_name(service: str, tool: str) -> str:
-    return f"{service}{SEPARATOR}{tool}"
 
 
 @lru_cache(maxsize=16)
@@ -473,7 +455,9 @@ class Environment:
         self._mark = len(self._journal)
         recent = self._recent
         try:
-            recent.active = True  # the tool's second read of a record is answered from memory
+            # A write tool's second read of a record is answered from memory (RecentRow); a
+            # read tool's reads rarely repeat, so they do not pay for remembering.
+            recent.active = tool.kind == "write"
             if tool.simulated:  # what the world model invents is written back, even on reads
                 data = self._simulate(name, tool, db, args)
                 if tool.kind == "read":  # that write-back is the world's, not the caller's

@@ -225,12 +225,12 @@ class Tool:
         """
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             raise BadArguments(
                 f"arguments must be a JSON object, got {type(arguments).__name__}")
         check_limits(arguments)  # depth, sizes, 64-bit integers, finite floats (service._limits)
         try:
-            checked = dict(self.validator.validate_python(arguments))
+            checked = dict(self._compiled[0].validate_python(arguments))
         except ValidationError as error:
             raise BadArguments(describe_validation_error(error, self.params)) from None
         check_limits(checked)  # values coerced from strings ("1e999", "99999999999999999999")
