@@ -161,9 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         server = PeerServer(args.peer_venv, tickets=300)
         paired_env = env.fork()
         try:
-            # Twice the rounds of half the length: the same time, pairs closer together.
+            # Short runs (one pass of a workload: ~0.1 s), many rounds: the two runs of a pair
+            # are a fraction of a second apart, so they see the same load.
             peer["paired"] = paired_throughput(paired_env.call, {"read": read, "write": write},
-                                               server, 2 * runs, min_time / 2)
+                                               server, 8 * runs, min_time / 20)
         finally:
             server.close()
             paired_env.close()
