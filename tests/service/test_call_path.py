@@ -211,3 +211,12 @@ def test_the_compiled_record_reader_decodes_as_the_columns_do(name: str) -> None
             assert [type(v) for v in record.values()] == [type(v) for v in expected.values()]
         nulls = tuple(None for _ in table.columns)
         assert table.to_dict(nulls) == dict.fromkeys(table.names)
+
+
+def test_the_module_making_the_tables_ddl_is_part_of_the_seeding_version() -> None:
+    # Table (its DDL decides what an image holds) moved out of _db.py into _table.py: a change
+    # to it must still make another seeded image, not reuse one cached on disk.
+    from compoworld.service._image import SEEDING_MODULES
+    from compoworld.service._table import Table
+
+    assert Table.__module__ in SEEDING_MODULES and Db.__module__ in SEEDING_MODULES
