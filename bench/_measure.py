@@ -22,37 +22,93 @@ from compoworld.service import Environment
 RUNTIME_SCRIPT = Path(__file__).resolve().parent / "runtime.py"
 """The entry point, run again with ``--memory-child`` to measure memory in a fresh process."""
 
+def _warm_up(call: Callable[[str, Any], Mapping[str, Any]],
+             passes: Sequence[Sequence[tuple[str, dict[str, Any]]]], seconds: float) -> None:
+    warm_until = time.perf_counter() + seconds
+    while time.perf_counter() < warm_until:
+        for name, args in passes[0][:1000]:
+            call(name, args)
+
+
+def one_run(call: Callable[[str, Any], Mapping[str, Any]],
+            passes: Sequence[Sequence[tuple[str, dict[str, Any]]]],
+            min_time: float) -> dict[str, Any]:
+    """One run of ≥ ``min_time`` s cycling the passes: calls/s by the wall clock and by this
+    thread's CPU time (``cpu_calls_per_s``: what other processes on the core do not inflate),
+    and the successes, counted in-loop."""
+    gc.collect()
+    n = good = 0
+    p = 0
+    limit = int(min_time * 1e9)
+    cpu_start = time.thread_time_ns()
+    start = time.perf_counter_ns()
+    while True:
+        for name, args in passes[p % len(passes)]:
+            good += call(name, args)["success"]
+        n += len(passes[p % len(passes)])
+        p += 1
+        elapsed = time.perf_counter_ns() - start
+        if elapsed >= limit:
+            break
+    cpu = time.thread_time_ns() - cpu_start
+    return {"calls_per_s": n / (elapsed / 1e9), "cpu_calls_per_s": n / (max(cpu, 1) / 1e9),
+            "calls": n, "ok": good}
+
+
 def throughput(call: Callable[[str, Any], Mapping[str, Any]],
                passes: Sequence[Sequence[tuple[str, dict[str, Any]]]], runs: int,
                min_time: float) -> dict[str, Any]:
     """Median calls/s over ``runs`` runs of ≥ ``min_time`` s each; successes counted in-loop."""
     if not passes or not passes[0]:
         return {"calls_per_s": None, "runs": [], "success_rate": None, "calls": 0}
-    warm_until = time.perf_counter() + min(0.2, min_time / 2)
-    while time.perf_counter() < warm_until:
-        for name, args in passes[0][:1000]:
-            call(name, args)
-    rates: list[float] = []
-    total = ok = 0
-    limit = int(min_time * 1e9)
-    for _ in range(runs):
-        gc.collect()
-        n = good = 0
-        p = 0
-        start = time.perf_counter_ns()
-        while True:
-            for name, args in passes[p % len(passes)]:
-                good += call(name, args)["success"]
-            n += len(passes[p % len(passes)])
-            p += 1
-            elapsed = time.perf_counter_ns() - start
-            if elapsed >= limit:
-                break
-        rates.append(n / (elapsed / 1e9))
-        total += n
-        ok += good
-    return {"calls_per_s": statistics.median(rates), "runs": rates,
-            "success_rate": ok / total, "calls": total}
+    _warm_up(call, passes, min(0.2, min_time / 2))
+    done = [one_run(call, passes, min_time) for _ in range(runs)]
+    total = sum(d["calls"] for d in done)
+    return {"calls_per_s": statistics.median(d["calls_per_s"] for d in done),
+            "runs": [d["calls_per_s"] for d in done],
+            "cpu_calls_per_s": statistics.median(d["cpu_calls_per_s"] for d in done),
+            "success_rate": sum(d["ok"] for d in done) / total, "calls": total}
+
+
+class PeerRuns(typing.Protocol):
+    def run(self, kind: str, min_time: float) -> dict[str, Any]: ...
+
+
+def paired_throughput(call: Callable[[str, Any], Mapping[str, Any]], workloads: dict[str, Workload],
+                      peer: PeerRuns, rounds: int, min_time: float) -> dict[str, Any]:
+    """CompoWorld's runs and the peer's, alternated: in each round, one run of each side back
+    to back (CompoWorld first in even rounds, the peer first in odd ones), so both see the
+    same load; the ratio of a round is taken within it, and the median over rounds is
+    reported (by the wall clock, and by each side's CPU time)."""
+    out: dict[str, Any] = {}
+    for kind, work in workloads.items():
+        if not work.calls:
+            continue
+        _warm_up(call, work.passes(), min(0.2, min_time / 2))
+        ours, theirs = [], []
+        for i in range(rounds):
+            if i % 2:
+                theirs.append(peer.run(kind, min_time))
+                ours.append(one_run(call, work.passes(), min_time))
+            else:
+                ours.append(one_run(call, work.passes(), min_time))
+                theirs.append(peer.run(kind, min_time))
+        out[kind] = {
+            "rounds": rounds,
+            "ratio": statistics.median(a["calls_per_s"] / b["calls_per_s"]
+                                       for a, b in zip(ours, theirs, strict=True)),
+            "cpu_ratio": statistics.median(a["cpu_calls_per_s"] / b["cpu_calls_per_s"]
+                                           for a, b in zip(ours, theirs, strict=True)),
+            "ratios": [a["calls_per_s"] / b["calls_per_s"] for a, b in zip(ours, theirs,
+                                                                            strict=True)],
+            "compoworld_calls_per_s": [a["calls_per_s"] for a in ours],
+            "peer_calls_per_s": [b["calls_per_s"] for b in theirs],
+            "compoworld_cpu_calls_per_s": [a["cpu_calls_per_s"] for a in ours],
+            "peer_cpu_calls_per_s": [b["cpu_calls_per_s"] for b in theirs],
+            "compoworld_success_rate": sum(a["ok"] for a in ours) / sum(a["calls"] for a in ours),
+            "peer_success_rate": sum(b["ok"] for b in theirs) / sum(b["calls"] for b in theirs),
+        }
+    return out
 
 
 def per_tool_rates(call: Callable[[str, Any], Mapping[str, Any]], work: Workload,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,40 @@ def run_peer(venv: Path, *, runs: int, min_time: float, samples: int, mem_n: int
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return {"available": True, **result}
 
+
+
+class PeerServer:
+    """``_peer_bfcl.py --serve`` kept running, for runs paired with CompoWorld's (see
+    :func:`_measure.paired_throughput`): each :meth:`run` is one throughput run of the peer's
+    read or write workload, done when asked, so both sides are measured under the same load."""
+
+    def __init__(self, venv: Path, *, tickets: int) -> None:
+        command = [str(peer_python(venv)), str(PEER_SCRIPT), "--serve", "--tickets", str(tickets)]
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         text=True)
+        ready = self._answer()
+        if not ready.get("ready"):
+            raise RuntimeError(f"peer server did not start: {ready}")
+
+    def _answer(self) -> dict[str, Any]:
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"peer server exited (code {self._process.wait()})")
+        return typing.cast(dict[str, Any], json.loads(line))
+
+    def run(self, kind: str, min_time: float) -> dict[str, Any]:
+        """One run of ≥ ``min_time`` s: ``calls_per_s``, ``cpu_calls_per_s``, ``calls``, ``ok``."""
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps({"kind": kind, "min_time": min_time}) + "\n")
+        self._process.stdin.flush()
+        return self._answer()
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()

@@ -37,6 +37,7 @@ import platform
 import random
 import re
 import statistics
+import sys
 import time
 from importlib import metadata
 from typing import Any
@@ -99,31 +100,72 @@ def execute(calls: list[str], config: dict[str, Any], entry: str) -> list[str]:
     return results
 
 
+def warm_up(invocations: list[list[str]], config: dict[str, Any], entry: str) -> None:
+    for batch in invocations[: max(1, len(invocations) // 10)]:
+        execute(batch, config, entry)
+
+
+def one_run(invocations: list[list[str]], config: dict[str, Any], entry: str, min_time: float,
+            ok_prefix: str) -> dict[str, Any]:
+    """One run of ≥ ``min_time`` s cycling ``invocations``: calls/s by the wall clock and by
+    this thread's CPU time (``cpu_calls_per_s``: what other processes on the core do not
+    inflate), and the successful calls."""
+    per_run = sum(len(x) for x in invocations)
+    gc.collect()
+    results: list[str] = []
+    n = 0
+    limit = int(min_time * 1e9)
+    cpu_start = time.thread_time_ns()
+    start = time.perf_counter_ns()
+    while True:
+        for batch in invocations:
+            results.extend(execute(batch, config, entry))
+        n += per_run
+        elapsed = time.perf_counter_ns() - start
+        if elapsed >= limit:
+            break
+    cpu = time.thread_time_ns() - cpu_start
+    return {"calls_per_s": n / (elapsed / 1e9), "cpu_calls_per_s": n / (max(cpu, 1) / 1e9),
+            "calls": len(results), "ok": sum(r.startswith(ok_prefix) for r in results)}
+
+
 def throughput(invocations: list[list[str]], config: dict[str, Any], entry: str, runs: int,
                min_time: float, ok_prefix: str) -> dict[str, Any]:
     """Median over ``runs`` of calls/s, each run ≥ ``min_time`` s, cycling ``invocations``."""
-    per_run = sum(len(x) for x in invocations)
-    for batch in invocations[: max(1, len(invocations) // 10)]:  # warm-up
-        execute(batch, config, entry)
-    rates, ok, total = [], 0, 0
-    for _ in range(runs):
-        gc.collect()
-        results: list[str] = []
-        n = 0
-        limit = int(min_time * 1e9)
-        start = time.perf_counter_ns()
-        while True:
-            for batch in invocations:
-                results.extend(execute(batch, config, entry))
-            n += per_run
-            elapsed = time.perf_counter_ns() - start
-            if elapsed >= limit:
-                break
-        rates.append(n / (elapsed / 1e9))
-        ok += sum(r.startswith(ok_prefix) for r in results)
-        total += len(results)
+    warm_up(invocations, config, entry)
+    done = [one_run(invocations, config, entry, min_time, ok_prefix) for _ in range(runs)]
+    rates = [d["calls_per_s"] for d in done]
+    total, ok = sum(d["calls"] for d in done), sum(d["ok"] for d in done)
     return {"calls_per_s": statistics.median(rates), "runs": rates,
+            "cpu_calls_per_s": statistics.median(d["cpu_calls_per_s"] for d in done),
             "success_rate": ok / total if total else 0.0, "calls": total}
+
+
+def serve(config: dict[str, Any], workloads: dict[str, tuple[list[list[str]], str]]) -> None:
+    """Paired mode (``--serve``): one run per request, so that ``bench/runtime.py`` can
+    alternate the peer's runs with CompoWorld's under the same load. A request is a line
+    ``{"kind": "read" | "write", "min_time": s}`` on stdin; the answer, one JSON line of
+    :func:`one_run`; the process ends at end of input."""
+    for kind, (invocations, _) in workloads.items():
+        warm_up(invocations, config, kind)
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        invocations, ok_prefix = workloads[request["kind"]]
+        print(json.dumps(one_run(invocations, config, request["kind"], request["min_time"],
+                                 ok_prefix)), flush=True)
+
+
+def read_invocations(ids: list[int]) -> list[list[str]]:
+    """One ``get_ticket`` call per invocation (one agent step), cycling the tickets."""
+    return [[f"get_ticket(ticket_id={ids[i % len(ids)]})"] for i in range(max(len(ids), 1000))]
+
+
+def write_invocations(ids: list[int]) -> list[list[str]]:
+    """One ``edit_ticket`` call per invocation, each setting a new description."""
+    return [[f"edit_ticket(ticket_id={ids[i % len(ids)]}, "
+             f"updates={{'description': 'benchmark note {i}'}})"]
+            for i in range(max(len(ids), 1000))]
 
 
 def latency(fn: Any, samples: int) -> dict[str, Any]:
@@ -147,6 +189,8 @@ def main() -> None:
     parser.add_argument("--scaled-tickets", type=int, default=0,
                         help="also time the rebuild with this many tickets (CompoWorld's rows)")
     parser.add_argument("--check", action="store_true", help="import and one call, then exit")
+    parser.add_argument("--serve", action="store_true",
+                        help="paired mode: one throughput run per request on stdin (see serve)")
     args = parser.parse_args()
 
     config = {CLASS: scenario(args.tickets)}
@@ -166,6 +210,10 @@ def main() -> None:
     if args.check:
         print(json.dumps({**out, "check": "ok"}))
         return
+    if args.serve:
+        serve(config, {"read": (read_invocations(ids), '{"id": '),
+                       "write": (write_invocations(ids), '{"status": "Ticket')})
+        return
 
     # Memory first, while the heap is fresh: N instances kept alive where bfcl keeps them.
     gc.collect()
@@ -179,17 +227,13 @@ def main() -> None:
         vars(multi_turn_utils).pop(instance_global(f"mem_{i}"))
     gc.collect()
 
-    n_ids = len(ids)
-    reads = [[f"get_ticket(ticket_id={ids[i % n_ids]})"] for i in range(max(n_ids, 1000))]
+    reads = read_invocations(ids)
     out["read"] = throughput(reads, config, "read", args.runs, args.min_time, '{"id": ')
     flat = [call for (call,) in reads]
     batched = [flat[i : i + 50] for i in range(0, len(flat), 50)]
     out["read_batched_50"] = throughput(batched, config, "read", args.runs, args.min_time,
                                         '{"id": ')
-    writes = [[f"edit_ticket(ticket_id={ids[i % n_ids]}, "
-               f"updates={{'description': 'benchmark note {i}'}})"]
-              for i in range(max(n_ids, 1000))]
-    out["write"] = throughput(writes, config, "write", args.runs, args.min_time,
+    out["write"] = throughput(write_invocations(ids), config, "write", args.runs, args.min_time,
                               '{"status": "Ticket')
 
     def rebuild() -> None:

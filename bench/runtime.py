@@ -12,7 +12,9 @@ read and write calls/s through ``Environment.call`` (argument validation and env
 ``reset()`` and ``fork()`` latency, memory per environment instance; the same workload on a
 baseline keeping the state as Python dicts restored with ``copy.deepcopy``; and a peer, the
 stateful ``TicketAPI`` backend of bfcl-eval driven through its multi-turn execution path
-(``bench/_peer_bfcl.py``, run in its own venv). See ``bench/README.md``.
+(``bench/_peer_bfcl.py``, run in its own venv). The calls/s ratios to the peer come from runs
+of both sides alternated in the same minute (``peer.paired``; the sequential figures, each
+side measured in its own block, are kept beside them). See ``bench/README.md``.
 
 It is a measurement, not a test: the exit code is 0 even when a target is missed.
 """
@@ -40,13 +42,21 @@ from _measure import (
     fork_latency,
     measure_memory,
     memory_child,
+    paired_throughput,
     per_tool_rates,
     profile,
     reset_latency,
     throughput,
     timed_samples,
 )
-from _peer import BFCL_REQUIREMENT, DEFAULT_PEER_VENV, SETUP_COMMAND, run_peer, setup_peer
+from _peer import (
+    BFCL_REQUIREMENT,
+    DEFAULT_PEER_VENV,
+    SETUP_COMMAND,
+    PeerServer,
+    run_peer,
+    setup_peer,
+)
 from _report import TARGETS, log, print_report, ratios
 from _workload import read_workload, write_workload
 from _world import EXPECTED_ROWS, HEADLINE_SERVICES, build
@@ -146,6 +156,18 @@ def main(argv: list[str] | None = None) -> int:
         peer = run_peer(args.peer_venv, runs=runs, min_time=min_time,
                         samples=100 if args.quick else 500, mem_n=mem_n, tickets=300,
                         scaled_tickets=n_rows)
+    if peer["available"]:
+        log("CompoWorld and the peer, runs alternated (paired calls/s ratios)...")
+        server = PeerServer(args.peer_venv, tickets=300)
+        paired_env = env.fork()
+        try:
+            # Short runs (one pass of a workload: ~0.1 s), many rounds: the two runs of a pair
+            # are a fraction of a second apart, so they see the same load.
+            peer["paired"] = paired_throughput(paired_env.call, {"read": read, "write": write},
+                                               server, 8 * runs, min_time / 20)
+        finally:
+            server.close()
+            paired_env.close()
 
     r = ratios(cw, base, peer)
     measured = {

@@ -8,8 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import typing
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -17,12 +16,9 @@ import orjson
 from pydantic import ValidationError
 
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError, closest
-from compoworld.service._entity import Column, Entity, entity_columns
+from compoworld.service._entity import Entity
+from compoworld.service._table import SEQUENCE_TABLE, VERSION_TABLE, Table
 from compoworld.types._pool import WORKDAY_START
-
-SEQUENCE_TABLE = "_compoworld_seq"
-VERSION_TABLE = "_compoworld_version"
-"""One row per service: a hash chained over every write the service's records went through."""
 
 
 def chain(previous: str, change: str) -> str:
@@ -50,103 +46,32 @@ class Change:
     origin: ChangeOrigin = "tool"
 
 
-@dataclass(frozen=True)
-class Table:
-    """One entity of one service, compiled to SQL."""
-
-    service: str
-    entity: type[Entity]
-    columns: tuple[Column, ...]
-    name: str = field(init=False)
-    names: tuple[str, ...] = field(init=False)
-    by_name: dict[str, Column] = field(init=False)
-    decoded: tuple[Column, ...] = field(init=False)
-    emails: tuple[Column, ...] = field(init=False)
-    select_by_id: str = field(init=False)
-    to_dict: Callable[[tuple[Any, ...]], dict[str, Any]] = field(
-        init=False, compare=False, repr=False)
-    """The record of a ``SELECT *`` row, JSON and bool columns decoded (:func:`_record_reader`)."""
-
-    def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "name", f"{self.service}__{self.entity.entity_name}")
-        set_(self, "names", tuple(c.name for c in self.columns))
-        set_(self, "by_name", {c.name: c for c in self.columns})
-        set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
-        set_(self, "emails", tuple(c for c in self.columns if c.semantic == "Email" and c.kind == "str"))
-        set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
-        set_(self, "to_dict", _record_reader(self.columns))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled as what it is compiled from: the compiled reader is not picklable by name.
-        return (Table, (self.service, self.entity, self.columns))
-
-    @classmethod
-    def of(cls, service: str, entity: type[Entity]) -> Table:
-        return cls(service, entity, entity_columns(entity))
-
-    @property
-    def entity_name(self) -> str:
-        return self.entity.entity_name
-
-    def ddl(self) -> list[str]:
-        """CREATE statements: the table, its unique indexes and its sequence row."""
-        parts = []
-        for c in self.columns:
-            sql = f'"{c.name}" {c.sql_type}'
-            if c.name == "id":
-                sql += " PRIMARY KEY NOT NULL"
-            elif not c.nullable:
-                sql += " NOT NULL"
-            if c.ref:
-                sql += f' REFERENCES "{self.service}__{c.ref}"(id)'
-            parts.append(sql)
-        statements = [f'CREATE TABLE "{self.name}" ({", ".join(parts)}) STRICT']
-        for name in self.entity.unique_fields:
-            statements.append(
-                f'CREATE UNIQUE INDEX "{self.name}__{name}__unique" ON "{self.name}"("{name}")'
-            )
-        for c in self.columns:  # references are how related records are found: index them
-            if c.ref and c.name not in self.entity.unique_fields:
-                statements.append(f'CREATE INDEX "{self.name}__{c.name}" ON "{self.name}"("{c.name}")')
-        statements.append(
-            f"INSERT INTO {SEQUENCE_TABLE}(name, next) VALUES ('{self.name}', 0)"
-        )
-        return statements
-
-    def column(self, name: str) -> Column:
-        try:
-            return self.by_name[name]
-        except KeyError:
-            raise UserError(
-                f"entity {self.entity_name!r} has no field {name!r} (fields: {', '.join(self.names)})"
-            ) from None
-
-
-def _record_reader(columns: tuple[Column, ...]) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
-    """A function from a row to its record, compiled once per table (as namedtuple does).
-
-    Every row any read returns goes through it. A dict display with constant keys,
-    ``{"id": row[0], "name": row[1], "tags": decode_2(row[2])}``, builds the record in half
-    the instructions of ``dict(zip(names, row))``; only JSON and bool columns call their
-    ``Column.decode``. Column names are checked identifiers, so the source is safe to compile.
-    """
-    namespace: dict[str, Any] = {}
-    items = []
-    for i, column in enumerate(columns):
-        value = f"row[{i}]"
-        if column.needs_decoding:
-            namespace[f"decode_{i}"] = column.decode
-            value = f"decode_{i}({value})"
-        items.append(f"{column.name!r}: {value}")
-    source = f"def to_dict(row):\n    return {{{', '.join(items)}}}\n"
-    exec(compile(source, "<record reader>", "exec"), namespace)
-    return typing.cast(Callable[[tuple[Any, ...]], dict[str, Any]], namespace["to_dict"])
-
-
 def _like_pattern(value: Any) -> str:
     text = str(value).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{text}%"
+
+
+class RecentRow:
+    """The rows a tool call has read by id, shared by the :class:`Db` handles of one environment.
+
+    A write tool reads its record (to check it may change) and :meth:`Db.update` reads it again
+    (to merge the change): the second read is answered from here. Only while a write tool's
+    call runs (``active``, set by the environment around the tool) and only until the next
+    write: every
+    write through a ``Db`` (and any :meth:`Db.sql`) forgets them all, and tools reach the state
+    only through their ``Db``, so a remembered row is what the ``SELECT`` would return. A row is
+    the tuple SQLite gave (immutable); each read builds a new record dict from it.
+    """
+
+    __slots__ = ("active", "rows")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.rows: dict[tuple[str, str], tuple[Any, ...]] = {}
+
+    def forget(self) -> None:
+        if self.rows:
+            self.rows.clear()
 
 
 class Db:
@@ -162,14 +87,19 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_journal", "_tables", "now", "service", "today")
+    __slots__ = ("_conn", "_cursor", "_journal", "_recent", "_tables", "now", "service", "today")
 
     def __init__(
         self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date,
-        journal: list[Change] | None = None,
+        journal: list[Change] | None = None, recent: RecentRow | None = None,
     ) -> None:
         self._conn = conn
+        # One cursor for every statement whose rows are taken whole at once (``fetchone`` of
+        # a single row, ``fetchall``): no statement of it is left running, and a call saves
+        # making a cursor per statement.
+        self._cursor = conn.cursor()
         self._journal = journal
+        self._recent = recent or RecentRow()
         self._tables = tables
         self.service = service
         self.today = today
@@ -191,7 +121,17 @@ class Db:
     def get(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
         """The record with this id. Raises RecordNotFound (404) if there is none."""
         table = self.table(entity)
-        row = self._conn.execute(table.select_by_id, (record_id,)).fetchone()
+        recent = self._recent
+        if recent.active and type(record_id) is str:
+            key = (table.name, record_id)
+            row = recent.rows.get(key)
+            if row is None:
+                row = self._cursor.execute(table.select_by_id, (record_id,)).fetchone()
+                if row is None:
+                    raise RecordNotFound(self._missing(table, record_id))
+                recent.rows[key] = row
+            return table.to_dict(row)  # read again in the same call, nothing written since
+        row = self._cursor.execute(table.select_by_id, (record_id,)).fetchone()
         if row is None:
             raise RecordNotFound(self._missing(table, record_id))
         return table.to_dict(row)
@@ -210,7 +150,7 @@ class Db:
     def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
         table = self.table(entity)
         query = f'SELECT 1 FROM "{table.name}" WHERE id = ?'
-        return self._conn.execute(query, (record_id,)).fetchone() is not None
+        return self._cursor.execute(query, (record_id,)).fetchone() is not None
 
     def select(
         self,
@@ -235,7 +175,7 @@ class Db:
         if limit is not None or offset:
             query += " LIMIT ? OFFSET ?"
             params += [-1 if limit is None else limit, offset]
-        return [table.to_dict(row) for row in self._conn.execute(query, params)]
+        return [table.to_dict(row) for row in self._cursor.execute(query, params).fetchall()]
 
     def page(
         self,
@@ -273,7 +213,7 @@ class Db:
         table = self.table(entity)
         clause, params = self._where(table, where)
         query = f'SELECT count(*) FROM "{table.name}"{clause}'
-        return int(self._conn.execute(query, params).fetchone()[0])
+        return int(self._cursor.execute(query, params).fetchone()[0])
 
     def sql(self, query: str, params: tuple[Any, ...] | list[Any] = ()) -> list[dict[str, Any]]:
         """Run a read query; ``{entity}`` placeholders name this service's tables.
@@ -281,6 +221,7 @@ class Db:
         Example: ``db.sql("SELECT sum(amount) AS total FROM {invoice} WHERE status = ?", ["paid"])``
         """
         names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+        self._recent.forget()  # meant for reads; should a query write, no remembered row is stale
         cursor = self._conn.execute(query.format(**names), params)
         columns = [d[0] for d in cursor.description or ()]
         return [dict(zip(columns, row, strict=True)) for row in cursor]
@@ -298,8 +239,8 @@ class Db:
         """Advance the service's version (by what changed) and note the change in the journal."""
         change = f"{table.name}\x00{record_id}\x00" + orjson.dumps(
             after if delta is None else delta, option=orjson.OPT_SORT_KEYS, default=str).decode()
-        self._conn.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
-                           "WHERE service = ?", (change, self.service))
+        self._cursor.execute(f"UPDATE {VERSION_TABLE} SET version = cw_chain(version, ?) "
+                             "WHERE service = ?", (change, self.service))
         if self._journal is not None:
             self._journal.append(Change(table.name, record_id, before, after))
 
@@ -323,7 +264,8 @@ class Db:
         self._check_unique(table, record)
         columns = ", ".join(f'"{name}"' for name in table.names)
         marks = ", ".join("?" * len(table.names))
-        self._conn.execute(
+        self._recent.forget()  # before any write statement (see RecentRow)
+        self._cursor.execute(
             f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})',
             [c.encode(record[c.name]) for c in table.columns],
         )
@@ -341,9 +283,9 @@ class Db:
         changed = {k: record[k] for k in changes}
         self._check_refs(table, changed)
         self._check_unique(table, changed, exclude=record_id)
-        assignments = ", ".join(f'"{name}" = ?' for name in changed)
-        self._conn.execute(
-            f'UPDATE "{table.name}" SET {assignments} WHERE id = ?',
+        self._recent.forget()
+        self._cursor.execute(
+            table.update_statement(tuple(changed)),
             [*(table.by_name[k].encode(v) for k, v in changed.items()), record_id],
         )
         self._changed(table, record_id, current, record, changed)
@@ -362,7 +304,8 @@ class Db:
                             f"{table.entity_name} {record_id!r} is still referenced by "
                             f"{n} {other.entity_name} record(s) (field {column.name!r})"
                         )
-        self._conn.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
+        self._recent.forget()
+        self._cursor.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
         self._changed(table, record_id, record, None)
         return record
 
@@ -370,7 +313,7 @@ class Db:
 
     def _new_id(self, table: Table) -> str:
         while True:
-            (n,) = self._conn.execute(
+            (n,) = self._cursor.execute(
                 f"UPDATE {SEQUENCE_TABLE} SET next = next + 1 WHERE name = ? RETURNING next",
                 (table.name,),
             ).fetchone()
@@ -385,8 +328,13 @@ class Db:
             value = values.get(column.name)
             if isinstance(value, str):
                 values[column.name] = value.strip().lower()
+        entity = table.entity
         try:
-            return table.entity.model_validate(values).model_dump()
+            # model_validate(values).model_dump() without pydantic's Python wrappers around
+            # the compiled validator and serializer (same calls, same defaults, same record;
+            # tests/service/test_call_path.py compares the two on every catalog entity).
+            return typing.cast(dict[str, Any], entity.__pydantic_serializer__.to_python(
+                entity.__pydantic_validator__.validate_python(values)))
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or table.entity_name
@@ -406,7 +354,7 @@ class Db:
             if name not in values or values[name] is None:
                 continue
             query = f'SELECT id FROM "{table.name}" WHERE "{name}" = ? AND id IS NOT ?'
-            row = self._conn.execute(query, (values[name], exclude)).fetchone()
+            row = self._cursor.execute(query, (values[name], exclude)).fetchone()
             if row is not None:
                 raise Conflict(
                     f"{table.entity_name} {row[0]!r} already has {name} {values[name]!r}"

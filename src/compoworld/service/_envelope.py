@@ -1,7 +1,9 @@
-"""The result envelope every tool call returns."""
+"""The result envelope every tool call returns, the names calls are made by, and the record
+of a call whose tool broke."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 ErrorCode = Literal[400, 404, 409, 422, 500]
@@ -26,3 +28,21 @@ def ok(data: Any) -> Envelope:
 
 def fail(code: int, message: str) -> Envelope:
     return {"success": False, "error": {"code": code, "message": message}}
+
+
+SEPARATOR = "__"
+"""Joins service and tool names: ``contacts__get_contact``."""
+
+
+@dataclass(frozen=True)
+class ToolFailure:
+    """A tool broke (500). An environment error: recorded, never blamed on the agent."""
+
+    tool: str
+    arguments: Any
+    error: str
+    traceback: str
+
+
+def qualified_name(service: str, tool: str) -> str:
+    return f"{service}{SEPARATOR}{tool}"

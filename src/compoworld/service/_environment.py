@@ -12,37 +12,19 @@ import hashlib
 import sqlite3
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
 from compoworld.errors import NotFound, ToolError, UserError, closest
 from compoworld.service._connection import _connect, _load, _without
-from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db
-from compoworld.service._envelope import Envelope, fail, ok
+from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, RecentRow
+from compoworld.service._envelope import SEPARATOR, Envelope, ToolFailure, fail, ok, qualified_name
 from compoworld.service._image import create_tables, fill
 from compoworld.service._service import Service
 from compoworld.service._simulation import SIMULATED_HISTORY, SimulatedCall, Simulator
 from compoworld.service._tool import Tool
 from compoworld.types import DEFAULT_TODAY, Pool
-
-SEPARATOR = "__"
-"""Joins service and tool names: ``contacts__get_contact``."""
-
-
-@dataclass(frozen=True)
-class ToolFailure:
-    """A tool broke (500). An environment error: recorded, never blamed on the agent."""
-
-    tool: str
-    arguments: Any
-    error: str
-    traceback: str
-
-
-def qualified_name(service: str, tool: str) -> str:
-    return f"{service}{SEPARATOR}{tool}"
 
 
 @lru_cache(maxsize=16)
@@ -133,7 +115,8 @@ class Environment:
     def _make_dbs(self) -> dict[str, Db]:
         self._journal: list[Change] = []
         self._journal_complete = True
-        return {name: Db(self._conn, name, s.tables, self.today, self._journal)
+        self._recent = RecentRow()
+        return {name: Db(self._conn, name, s.tables, self.today, self._journal, self._recent)
                 for name, s in self.services.items()}
 
     def _build(self, images: Mapping[str, bytes] | None) -> None:
@@ -181,7 +164,7 @@ class Environment:
         self.tools = {**self.tools, **{qualified_name(service.name, t.name): t
                                        for t in service.tools.values()}}
         self._dbs[service.name] = Db(self._conn, service.name, service.tables, self.today,
-                                     self._journal)
+                                     self._journal, self._recent)
         self._pending = {**self._pending, service.name: image}  # last: what _recover trusts
         self._interrupted = False
 
@@ -287,6 +270,7 @@ class Environment:
     # and the schema and prepared statements stay valid. Calls nest their own savepoint in it.
 
     def _begin_episode(self, *, at_initial: bool) -> None:
+        self._end_recall()
         self._conn.execute("SAVEPOINT episode")
         self._at_initial = at_initial
         self._call_savepoint: int | None = None  # see _open_call
@@ -299,6 +283,7 @@ class Environment:
         self._interrupted = False
 
     def _replace(self, image: bytes, *, at_initial: bool) -> None:
+        self._end_recall()
         self._interrupted = True
         self._conn.execute("ROLLBACK")
         _load(self._conn, image)
@@ -337,6 +322,7 @@ class Environment:
 
         An environment whose last mount, reset, settle, snapshot or restore was interrupted
         (see ``_recover``) is rebuilt from its initial image instead."""
+        self._end_recall()
         if self._interrupted or not self._conn.in_transaction:
             self._recover()  # a new connection, a new episode: no call savepoint
         elif self._pending:
@@ -455,12 +441,23 @@ class Environment:
             self._conn.execute("SAVEPOINT call")
             self._call_savepoint = changes
 
+    def _end_recall(self) -> None:
+        """No row read before this point is remembered (see :class:`RecentRow`); run by every
+        call's end and every operation that replaces or rolls back the state."""
+        recent = self._recent
+        recent.active = False
+        recent.forget()
+
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
         conn = self._conn
         self._open_call()
         changes = conn.total_changes
         self._mark = len(self._journal)
+        recent = self._recent
         try:
+            # A write tool's second read of a record is answered from memory (RecentRow); a
+            # read tool's reads rarely repeat, so they do not pay for remembering.
+            recent.active = tool.kind == "write"
             if tool.simulated:  # what the world model invents is written back, even on reads
                 data = self._simulate(name, tool, db, args)
                 if tool.kind == "read":  # that write-back is the world's, not the caller's
@@ -480,10 +477,14 @@ class Environment:
             self._rollback()
             self.failures.append(ToolFailure(name, dict(args), repr(error), traceback.format_exc()))
             return fail(500, f"tool {name!r} failed: {type(error).__name__}")
+        finally:
+            recent.active = False
+            recent.forget()
         return ok(data)
 
     def _rollback(self) -> None:
         """Undo the failed call; its savepoint stays open, marking the state before it again."""
+        self._end_recall()
         self._conn.execute("ROLLBACK TO call")
         self._call_savepoint = self._conn.total_changes
         del self._journal[self._mark:]

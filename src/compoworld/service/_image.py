@@ -20,7 +20,8 @@ from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE
 from compoworld.service._service import Service
 
 SEEDING_MODULES = (
-    "compoworld.service._db", "compoworld.service._entity", "compoworld.service._seed",
+    "compoworld.service._db", "compoworld.service._table", "compoworld.service._entity",
+    "compoworld.service._seed",
     "compoworld.service._engine", "compoworld.service._image", "compoworld.service._service",
     "compoworld.types._pool", "compoworld.types._builtin", "compoworld.types._semantic",
     "compoworld.types._naming",

@@ -196,6 +196,12 @@ class Tool:
     def _compiled(self) -> tuple[TypeAdapter[Any], dict[str, Any]]:
         return compile_params(self.name, self.params)
 
+    @cached_property
+    def _check(self) -> Callable[[Any], Any]:
+        """``validator.validate_python`` without the adapter's Python wrapper: its compiled
+        validator, called with the same (default) options."""
+        return typing.cast(Callable[[Any], Any], self.validator.validator.validate_python)
+
     @property
     def validator(self) -> TypeAdapter[Any]:
         """Validates a call's arguments (types, semantic patterns, unknown keys)."""
@@ -225,12 +231,12 @@ class Tool:
         """
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             raise BadArguments(
                 f"arguments must be a JSON object, got {type(arguments).__name__}")
         check_limits(arguments)  # depth, sizes, 64-bit integers, finite floats (service._limits)
         try:
-            checked = dict(self.validator.validate_python(arguments))
+            checked = dict(self._check(arguments))
         except ValidationError as error:
             raise BadArguments(describe_validation_error(error, self.params)) from None
         check_limits(checked)  # values coerced from strings ("1e999", "99999999999999999999")
