@@ -21,7 +21,7 @@ from compoworld.service._actions import (
 from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS, first_page
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, Page, check_identifier
-from compoworld.service._seed import seed_entities
+from compoworld.service._seed import entities_seeder
 from compoworld.service._service import Service
 from compoworld.service._spec import (
     EntitySpec,
@@ -320,5 +320,5 @@ def build_service(spec: ServiceSpec) -> Service:
             raise UserError(f"tool {tool.name!r} of service {spec.name!r} acts on unknown entity "
                             f"{tool.entity!r} (entities: {', '.join(entity_specs)})")
         service.add_tool(_ToolBuilder(service, tool, entity_specs[tool.entity]).build())
-    service.seeder(lambda db, pool: seed_entities(db, pool, spec.entities))
+    service.seeder(entities_seeder(spec.entities))
     return service

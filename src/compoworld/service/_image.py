@@ -21,6 +21,7 @@ from compoworld.service._service import Service
 
 SEEDING_MODULES = (
     "compoworld.service._db", "compoworld.service._entity", "compoworld.service._seed",
+    "compoworld.service._bulk",
     "compoworld.service._engine", "compoworld.service._image", "compoworld.service._service",
     "compoworld.types._pool", "compoworld.types._builtin", "compoworld.types._semantic",
     "compoworld.types._naming",
