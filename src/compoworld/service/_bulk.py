@@ -33,7 +33,10 @@ class InsertBatch:
         >>> env = Environment([load_service("contacts")], seed=0)
         >>> db = env.db("contacts")
         >>> with insert_batch(db, "contact") as batch:
-        ...     record = batch.add(name="Ada Lovelace", email="ADA@example.com")
+        ...     record = batch.add(name="Ada Lovelace", first_name="Ada", last_name="Lovelace",
+        ...                        email="ADA@example.com")
+        ...     db.exists("contact", record["id"])  # queued, not written yet
+        False
         >>> db.get("contact", record["id"])["email"]
         'ada@example.com'
     """

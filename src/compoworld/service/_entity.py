@@ -54,7 +54,9 @@ class Entity(BaseModel):
         'contact'
     """
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_mark_id_as_ref)
+    # Validators and schemas are built on first use, not with the class: a world mounts
+    # hundreds of entities whose records it only reads from its seeded image.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_mark_id_as_ref, defer_build=True)
 
     entity_name: ClassVar[str] = ""
     id_prefix: ClassVar[str] = ""
@@ -87,7 +89,7 @@ class Result(BaseModel):
     dependency graph see that this tool's answer can feed another tool.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Page(BaseModel, Generic[T]):
@@ -95,6 +97,8 @@ class Page(BaseModel, Generic[T]):
 
     ``Db.page`` builds exactly this shape; declaring it gives the tool a precise output schema.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     items: list[T]
     total: int
