@@ -236,7 +236,7 @@ def test_a_fill_that_fails_leaves_nothing_of_the_service():
     conn = _connect()
     conn.execute(f"CREATE TABLE {SEQUENCE_TABLE} (name TEXT PRIMARY KEY, next INTEGER NOT NULL)")
     conn.execute(f"CREATE TABLE {VERSION_TABLE} (service TEXT PRIMARY KEY, version TEXT NOT NULL)")
-    with pytest.raises(sqlite3.OperationalError, match="no such table: cw_image.annex__site"):
+    with pytest.raises(sqlite3.OperationalError, match=r"no such table: cw_image\.annex__site"):
         fill(conn, annex, env.image())  # the depot's image holds no annex tables
     assert not conn.in_transaction
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
