@@ -46,6 +46,12 @@ class Change:
     origin: ChangeOrigin = "tool"
 
 
+def sequence_id(table: Table, n: int) -> str:
+    """The id of the ``n``-th record drawn from ``table``'s sequence (``ct_1a2b3c4d``)."""
+    digest = hashlib.blake2b(f"{table.name}:{n}".encode(), digest_size=4).hexdigest()
+    return f"{table.entity.id_prefix}_{digest}"
+
+
 def _like_pattern(value: Any) -> str:
     text = str(value).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{text}%"
@@ -317,8 +323,7 @@ class Db:
                 f"UPDATE {SEQUENCE_TABLE} SET next = next + 1 WHERE name = ? RETURNING next",
                 (table.name,),
             ).fetchone()
-            digest = hashlib.blake2b(f"{table.name}:{n}".encode(), digest_size=4).hexdigest()
-            record_id = f"{table.entity.id_prefix}_{digest}"
+            record_id = sequence_id(table, n)
             if not self.exists(table.entity_name, record_id):
                 return record_id
 

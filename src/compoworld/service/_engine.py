@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import typing
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -21,7 +23,7 @@ from compoworld.service._actions import (
 from compoworld.service._crud import DEFAULT_LIMIT, MAX_LIMIT, OPERATIONS, first_page
 from compoworld.service._db import Db
 from compoworld.service._entity import Entity, Page, check_identifier
-from compoworld.service._seed import seed_entities
+from compoworld.service._seed import entities_seeder
 from compoworld.service._service import Service
 from compoworld.service._spec import (
     EntitySpec,
@@ -291,13 +293,51 @@ _ALLOWED_ROLES: dict[str, set[str]] = {
 }
 
 
+_BUILT: OrderedDict[str, Service] = OrderedDict()
+"""Services built in this process by spec digest, most recently used last (see build_service)."""
+_BUILT_MAX = 2048
+
+
+def spec_digest(spec: ServiceSpec) -> str:
+    """A digest of everything a spec says (its JSON): equal digests, equal services."""
+    return hashlib.blake2b(spec.model_dump_json().encode(), digest_size=16).hexdigest()
+
+
 def build_service(spec: ServiceSpec) -> Service:
     """Run a :class:`ServiceSpec` on the generic engine.
+
+    A spec is built once per process: building it again (the same JSON, e.g. the compiler
+    verifying a spec the catalog then loads) gives a :meth:`Service.copy` of the first build,
+    sharing its entity models, tools and seeder — the same behaviour, without rebuilding
+    models and validators.
 
     Raises:
         UserError: The spec is inconsistent (unknown entity, field or type, a missing id
             parameter...); the message names the tool and what to fix.
+
+    Example:
+        >>> spec = ServiceSpec.model_validate({
+        ...     "name": "notes", "domain": "productivity", "description": "Notes.",
+        ...     "entities": [{"name": "note", "fields": [{"name": "title", "type": "string"}]}],
+        ...     "tools": [{"name": "list_notes", "description": "List notes.", "op": "list",
+        ...                "entity": "note"}]})
+        >>> first, again = build_service(spec), build_service(spec)
+        >>> first is again, first.tools["list_notes"] is again.tools["list_notes"]
+        (False, True)
     """
+    key = spec_digest(spec)
+    built = _BUILT.get(key)
+    if built is None:
+        built = _build(spec)
+        _BUILT[key] = built
+        if len(_BUILT) > _BUILT_MAX:
+            _BUILT.popitem(last=False)
+    else:
+        _BUILT.move_to_end(key)
+    return built.copy()
+
+
+def _build(spec: ServiceSpec) -> Service:
     service = Service(spec.name, domain=spec.domain, description=spec.description)
     service.origin = spec.provenance.source if spec.provenance else "spec"
     entity_specs = {e.name: e for e in spec.entities}
@@ -320,5 +360,5 @@ def build_service(spec: ServiceSpec) -> Service:
             raise UserError(f"tool {tool.name!r} of service {spec.name!r} acts on unknown entity "
                             f"{tool.entity!r} (entities: {', '.join(entity_specs)})")
         service.add_tool(_ToolBuilder(service, tool, entity_specs[tool.entity]).build())
-    service.seeder(lambda db, pool: seed_entities(db, pool, spec.entities))
+    service.seeder(entities_seeder(spec.entities))
     return service

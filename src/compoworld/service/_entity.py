@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, TypeVar, Union
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 
 from compoworld.errors import UserError
 from compoworld.types import SemanticTag, semantic_type_of
@@ -37,7 +37,34 @@ def _mark_id_as_ref(schema: dict[str, Any], cls: type[Any]) -> None:
     schema.get("properties", {}).get("id", {})["x-ref"] = cls.entity_name
 
 
-class Entity(BaseModel):
+_BUILDING: set[type[Any]] = set()
+"""Models whose deferred schema is being built (so that building it does not recurse)."""
+
+
+class _Deferred(BaseModel):
+    """A model whose validator and schema are built on first use, once.
+
+    A world mounts hundreds of entities whose records it only reads from its seeded image,
+    and most of its tools are never called: building their models' schemas with the classes
+    was most of a service's build. Pydantic (2.14) builds a deferred model's schema anew
+    inside every type that holds it (a page of records, a tool's output); this builds it
+    once, on the class, the first time a holder needs it.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        if source is cls and not cls.__pydantic_complete__ and cls not in _BUILDING:
+            _BUILDING.add(cls)
+            try:
+                cls.model_rebuild()
+            finally:
+                _BUILDING.discard(cls)
+        return handler(source)
+
+
+class Entity(_Deferred):
     """Base class of a service's typed records. Every record has a string ``id``.
 
     Class attributes (optional): ``entity_name`` (default: the class name in snake case),
@@ -80,7 +107,7 @@ class Entity(BaseModel):
 T = TypeVar("T")
 
 
-class Result(BaseModel):
+class Result(_Deferred):
     """Base class of a tool's output type that is not a record: a summary, a balance...
 
     Fields should carry semantic types (``Money``, ``Email``...): they are what lets the
@@ -90,7 +117,7 @@ class Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Page(BaseModel, Generic[T]):
+class Page(_Deferred, Generic[T]):
     """What a list tool returns (``returns=Page[Contact]``): one page of records.
 
     ``Db.page`` builds exactly this shape; declaring it gives the tool a precise output schema.

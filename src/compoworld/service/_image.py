@@ -21,7 +21,7 @@ from compoworld.service._service import Service
 
 SEEDING_MODULES = (
     "compoworld.service._db", "compoworld.service._table", "compoworld.service._entity",
-    "compoworld.service._seed",
+    "compoworld.service._seed", "compoworld.service._bulk",
     "compoworld.service._engine", "compoworld.service._image", "compoworld.service._service",
     "compoworld.types._pool", "compoworld.types._builtin", "compoworld.types._semantic",
     "compoworld.types._naming",
@@ -68,26 +68,35 @@ def fill(conn: sqlite3.Connection, service: Service, image: bytes) -> None:
     conn.execute("ATTACH ':memory:' AS cw_image")
     try:
         conn.deserialize(image, name="cw_image")
-        conn.execute("BEGIN")
-        create_tables(conn, service)
-        conn.execute("PRAGMA defer_foreign_keys = ON")
-        for table in service.tables.values():
-            columns = ", ".join(f'"{c.name}"' for c in table.columns)
-            conn.execute(f'INSERT INTO main."{table.name}"(rowid, {columns}) '
-                         f'SELECT rowid, {columns} FROM cw_image."{table.name}" ORDER BY rowid')
-            conn.execute(f"UPDATE main.{SEQUENCE_TABLE} SET next = (SELECT next FROM "
-                         f"cw_image.{SEQUENCE_TABLE} WHERE name = ?1) WHERE name = ?1",
-                         (table.name,))
-        conn.execute(f"UPDATE main.{VERSION_TABLE} SET version = (SELECT version FROM "
-                     f"cw_image.{VERSION_TABLE} WHERE service = ?1) WHERE service = ?1",
-                     (service.name,))
-        conn.execute("COMMIT")
+        conn.executescript(_fill_script(service))
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
     finally:
         conn.execute("DETACH cw_image")
+
+
+def _fill_script(service: Service) -> str:
+    """The SQL of :func:`fill` for ``service`` as one script (run by ``executescript``: one
+    call instead of five statements a table, and no statement of it evicts the connection's
+    cached ones). Names are checked identifiers, so they are safe to write into the SQL."""
+    statements = ["BEGIN", f"INSERT INTO {VERSION_TABLE} VALUES ('{service.name}', '{service.name}')"]
+    for table in service.tables.values():
+        statements.extend(table.ddl())
+    statements.append("PRAGMA defer_foreign_keys = ON")
+    for table in service.tables.values():
+        columns = ", ".join(f'"{c.name}"' for c in table.columns)
+        statements.append(f'INSERT INTO main."{table.name}"(rowid, {columns}) '
+                          f'SELECT rowid, {columns} FROM cw_image."{table.name}" ORDER BY rowid')
+        statements.append(f"UPDATE main.{SEQUENCE_TABLE} SET next = (SELECT next FROM "
+                          f"cw_image.{SEQUENCE_TABLE} WHERE name = '{table.name}') "
+                          f"WHERE name = '{table.name}'")
+    statements.append(f"UPDATE main.{VERSION_TABLE} SET version = (SELECT version FROM "
+                      f"cw_image.{VERSION_TABLE} WHERE service = '{service.name}') "
+                      f"WHERE service = '{service.name}'")
+    statements.append("COMMIT")
+    return ";\n".join(statements) + ";"
 
 
 def _copy_rows(conn: sqlite3.Connection, service: Service, image: bytes) -> None:

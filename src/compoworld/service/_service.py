@@ -52,6 +52,16 @@ class Service:
         self.tables: dict[str, Table] = {}
         self.origin: str = "hand-written"
 
+    def copy(self) -> Service:
+        """A new service with the same entities, tools and seeders (shared, not rebuilt: their
+        models and validators are built once); declaring more on the copy leaves this one as
+        it is."""
+        other = Service(self.name, domain=self.domain, description=self.description)
+        other.entities, other.tables = dict(self.entities), dict(self.tables)
+        other.tools, other._seeders = dict(self.tools), list(self._seeders)
+        other.origin = self.origin
+        return other
+
     def __repr__(self) -> str:
         return f"Service({self.name!r}, {len(self.entities)} entities, {len(self.tools)} tools)"
 

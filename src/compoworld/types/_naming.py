@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from functools import cache
 from typing import Literal
 
 TextRole = Literal["code", "title"]
@@ -43,6 +44,7 @@ def text_role(name: str) -> TextRole | None:
     return None
 
 
+@cache
 def code_prefix(name: str) -> str:
     """The prefix of a field's codes: the first three letters of its first other word."""
     return (next((w for w in _words(name) if w not in _CODE_WORDS), "") or "ref")[:3].upper()
@@ -54,9 +56,17 @@ def make_code(name: str, rng: random.Random) -> str:
 
 def make_title(rng: random.Random) -> str:
     """A name for a thing (a project, a page, a workflow), from Faker's catch-phrase words."""
+    adjectives, nouns = _title_words()
+    return f"{rng.choice(adjectives)} {rng.choice(nouns).title()}{rng.choice(_TAILS)}"
+
+
+_TAILS = ("", "", "", " Review", " Plan", " Rollout", " Report", " Program", " Launch")
+
+
+@cache
+def _title_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Faker's catch-phrase adjectives and nouns (read once: a title is drawn per record)."""
     from faker.providers.company.en_US import Provider as _Company
 
     adjectives, _, nouns = _Company.catch_phrase_words
-    tails = ("", "", "", " Review", " Plan", " Rollout", " Report", " Program", " Launch")
-    return (f"{rng.choice(list(adjectives))} {rng.choice(list(nouns)).title()}"
-            f"{rng.choice(tails)}")
+    return tuple(adjectives), tuple(nouns)
