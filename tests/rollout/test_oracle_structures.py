@@ -46,8 +46,14 @@ def _after(trajectory, call_id: str) -> str:
     return turns[at + 1]["reasoning_content"]
 
 
+def _checkable_idempotency(task) -> bool:
+    """An idempotency trap an agent can check (a refusal's "check" is the refused call)."""
+    return bool(task.scenario and task.scenario.traps
+                and task.scenario.traps[0].kind == "idempotency" and trap_check(task, 0))
+
+
 def test_a_checkable_trap_is_checked_with_a_real_read_before_the_create(many):
-    checked = [t for t in many if t.scenario and t.scenario.traps and trap_check(t, 0)]
+    checked = [t for t in many if _checkable_idempotency(t)]
     assert len(checked) >= 3
     for task in checked:
         trap, check = task.scenario.traps[0], trap_check(task, 0)
@@ -78,28 +84,37 @@ def test_a_checkable_trap_is_checked_with_a_real_read_before_the_create(many):
         assert score_trajectory(task, trajectory).score == 1.0, task.id
 
 
-def test_when_the_check_finds_nothing_the_oracle_creates_the_record(many):
-    task = next(t for t in many if t.scenario and t.scenario.traps and trap_check(t, 0))
-    trap = task.scenario.traps[0]
-    service, entity = trap.table.split("__")
-    # the same task in a world where the record is not there yet (the check is the same read)
+def _without_the_plant(task: Task) -> Task:
+    """``task`` in a world where the trap's record is not planted (the check is the same read)."""
+    from compoworld.tasks import _trap_check
+
+    service, entity = task.scenario.traps[0].table.split("__")
     check = trap_check(task, 0)
     empty = task.model_copy(update={"scenario": task.scenario.model_copy(update={"planted": [
         p for p in task.scenario.planted if (p.service, p.entity) != (service, entity)]})})
-    from compoworld.tasks import _trap_check
-    key = next(k for k in _trap_check._FOUND if k[0] == task.id)
+    key = next(k for k in _trap_check._FOUND if k[0] == task.id and k[2] == 0)
     _trap_check._FOUND[(empty.id, empty.seed, 0, key[3])] = check
-    trajectory = _run(empty)
+    return empty
+
+
+def test_when_the_check_finds_nothing_the_oracle_creates_the_record(many):
+    # A seeded record may share the values the check filters by (then there already is one
+    # even without the plant): the first task whose check finds nothing once it is removed.
+    for task in (t for t in many if _checkable_idempotency(t)):
+        trajectory = _run(_without_the_plant(task))
+        if "so I create it" in _after(trajectory, "call_check_0"):
+            break
+    else:
+        raise AssertionError("no trap task whose check finds nothing without its plant")
     created = [c for c in trajectory.calls if c.call_id == "call_trap_0"]
     assert len(created) == 1 and created[0].success
-    assert "so I create it" in _after(trajectory, "call_check_0")
     assert "(there was none yet)" in trajectory.final_message
 
 
 def test_an_uncheckable_trap_is_said_so(many):
     # Generation keeps only traps a read can show (gate trap_checkable); a task from elsewhere
     # may hold one no read shows: the same task with its check taken away stands for it.
-    checked = next(t for t in many if t.scenario and t.scenario.traps and trap_check(t, 0))
+    checked = next(t for t in many if _checkable_idempotency(t))
     from compoworld.tasks import _trap_check
     key = next(k for k in _trap_check._FOUND if k[0] == checked.id)
     task = checked.model_copy(update={"id": checked.id + "-unchecked"})
