@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -428,7 +429,7 @@ def seed(db: Db, pool: Pool) -> None:
     for _ in range(115):
         person, other = rng.sample(others, 2)
         subject, opener, category = rng.choice(_TOPICS).split("|")
-        facts = {"q": rng.randint(1, 4), "weekday": fake.day_of_week(), "city": person.city,
+        facts = {"q": rng.randint(1, 4), "weekday": calendar.day_name[rng.randrange(7)], "city": person.city,
                  "inv": fake.numerify("INV-#####"), "company": person.company.name,
                  "amount": f"{rng.randint(80, 9000)}.00", "order": fake.numerify("ORD-######"),
                  "date": pool.day(rng.randint(-10, 30)).isoformat(),
