@@ -11,7 +11,9 @@ yield and verified tasks/s; instruction words (median, min, max) and the share t
 tool or service identifier; the share of tasks with a rule stored in the world, with a trap,
 with a report back (answer criteria); each of the fourteen capability labels' share; involved
 services and reference calls per task (median); the share of the catalog's implemented tools
-the tasks use; the largest share of tasks one person (or company) appears in, counted by
+the tasks use; the share of tasks per workflow motif (``provenance["motif"]``), the median
+number of motifs a task's walk did in turn, and the share of tasks whose plan has fewer calls
+than the setting's fewest steps (what ``--walk-length`` promises); the largest share of tasks one person (or company) appears in, counted by
 identity across the run's worlds (see ``_mentions``), and the number of worlds. A
 measurement, not a test: exit 0 whatever the figures, with the targets beside them.
 """
@@ -148,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         "tools_used": round(len(used & implemented) / max(len(implemented), 1), 3),
         "tools_used_of": len(implemented),
         **_mentions(tasks),
+        "motifs": {name: round(count / n, 3) for name, count in sorted(
+            Counter(str(t.provenance.get("motif", "")) for t in tasks).items())},
+        "motif_pieces_median": statistics.median(
+            [1 + ("motif_then" in t.provenance) for t in tasks] or [0]),
+        "steps_below_min": round(sum(len(t.plan) < settings.min_steps for t in tasks) / n, 3),
         "load_average": [round(x, 2) for x in os.getloadavg()], "targets": TARGETS,
     }
     if args.json:
