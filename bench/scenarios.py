@@ -13,9 +13,10 @@ with a report back (answer criteria); each of the fourteen capability labels' sh
 services and reference calls per task (median); the share of the catalog's implemented tools
 the tasks use; the share of tasks per workflow motif (``provenance["motif"]``), the median
 number of motifs a task's walk did in turn, and the share of tasks whose plan has fewer calls
-than the setting's fewest steps (what ``--walk-length`` promises); the largest share of tasks one person (or company) appears in, counted by
-identity across the run's worlds (see ``_mentions``), and the number of worlds. A
-measurement, not a test: exit 0 whatever the figures, with the targets beside them.
+than the setting's fewest steps (what ``--walk-length`` promises); the largest share of tasks
+one person (or company) appears in, counted by identity across the run's worlds (see
+``_mentions``), and the number of worlds. A measurement, not a test: exit 0 whatever the
+figures, with the targets beside them.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from faker import Faker
 from compoworld.tasks._choices import draw_target, reachable, toward
 from compoworld.tasks._context import context, linked
 from compoworld.tasks._generate import _prune
+from compoworld.tasks._model import ArgSource, Step
 from compoworld.tasks._motifs import MOTIFS
 from compoworld.tasks._purpose import PURPOSES, holds, purpose_sentence
 from compoworld.tasks._walk import _kept, _truncate, walk
@@ -116,3 +117,35 @@ def test_a_purpose_is_said_only_where_the_plan_does_what_it_claims():
     assert sentence is None  # every notify-affected sentence claims someone is reached
     sentence = purpose_sentence(walked, walked.steps, env)
     assert sentence in {p.text for p in PURPOSES["notify-affected"]}
+
+
+def _step(tool: str, **sources: ArgSource) -> Step:
+    return Step(tool=tool, arguments={}, sources=sources, output=None)
+
+
+def test_each_claim_is_read_off_the_plans_tools():
+    ctx = context(0)
+    for service in ("payments", "crm", "mail", "contacts", "helpdesk"):
+        ctx.mount(service)
+    env = ctx.work
+    found = ArgSource(kind="step", step=0, path="items.0.email", semantic="Email")
+    invoices, deals = _step("payments__list_invoices"), _step("crm__list_deals")
+    assert holds("money-found", [invoices], env)
+    assert not holds("money-in-two", [invoices], env)  # one system's figures: nothing compared
+    assert holds("money-in-two", [invoices, deals], env)
+    messages = _step("mail__list_messages")
+    assert holds("message-found", [messages], env) and not holds("message-found", [deals], env)
+    send = _step("mail__send_message", to=found)
+    assert holds("reaches-person", [messages, send], env)
+    stated = _step("mail__send_message", to=ArgSource(kind="user", semantic="Email"))
+    assert not holds("reaches-person", [messages, stated], env)  # nobody found is reached
+    assert holds("person-record", [messages, _step("contacts__create_contact", email=found)],
+                 env)
+    assert holds("removes", [_step("contacts__delete_contact")], env)
+    assert not holds("removes", [_step("contacts__update_contact")], env)
+    assert holds("writes-elsewhere", [messages, _step("contacts__update_contact")], env)
+    assert not holds("writes-elsewhere", [messages, stated], env)
+    owner = ArgSource(kind="step", step=0, path="items.0.assignee_email", semantic="Email")
+    assert holds("to-owner", [_step("helpdesk__list_tickets"),
+                              _step("mail__send_message", to=owner)], env)
+    assert not holds("to-owner", [messages, send], env)

@@ -24,18 +24,23 @@ from typing import Literal
 from compoworld.graph import lists_records
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import Step
-from compoworld.tasks._motifs import MONEY, OWNERS, TALK, MotifName, operation
+from compoworld.tasks._motifs import MONEY, OWNERS, PEOPLE, TALK, MotifName, operation
 from compoworld.tasks._walk import Walk, path_role
 
-Claim = Literal["reaches-person", "money-found", "company-found", "date-found",
-                "writes-elsewhere", "creates", "updates", "removes", "several", "to-owner",
-                "money-service"]
+Claim = Literal["reaches-person", "person-record", "money-found", "money-in-two",
+                "company-found", "message-found", "writes-elsewhere", "creates", "updates",
+                "removes", "several", "to-owner", "money-service"]
 """What a purpose sentence says the plan does:
 
 * ``reaches-person``: a create in a communication, productivity or support service given a
   person's email, phone or name found by an earlier step (a message, a task, a ticket for them);
-* ``money-found`` / ``company-found`` / ``date-found``: a read finds an amount / a company's
-  name / a date;
+* ``person-record``: a create in an hr, people, developer, productivity or communication
+  service given a person's email, phone or name found by an earlier step (a record, an
+  account, an invitation for them);
+* ``money-found`` / ``company-found``: a read finds an amount / a company's name;
+* ``money-in-two``: reads of two services find amounts (figures to set side by side);
+* ``message-found``: a read of a communication service finds an email address and a time (a
+  message, an event);
 * ``money-service``: a read or write in a finance, sales or commerce service;
 * ``writes-elsewhere``: a write in another service than the plan's first step;
 * ``creates`` / ``updates`` / ``removes``: a write creates / updates / deletes a record;
@@ -65,16 +70,16 @@ PURPOSES: dict[MotifName, tuple[Purpose, ...]] = {
            "money-found", "writes-elsewhere"),
     ),
     "onboard-person": (
-        _p("I'm setting someone up in more than one of our systems.", "creates",
+        _p("I'm setting someone up in more than one of our systems.", "person-record",
            "writes-elsewhere"),
         _p("Someone's details need carrying over so they're set up where they should be.",
-           "creates", "writes-elsewhere"),
+           "person-record", "writes-elsewhere"),
     ),
     "mail-and-calendar": (
         _p("Something in my inbox and calendar needs acting on, and I want to get back to "
-           "the person involved.", "date-found", "reaches-person"),
-        _p("I'm working through some scheduling and the follow-up that goes with it.",
-           "date-found", "writes-elsewhere"),
+           "the person involved.", "message-found", "reaches-person"),
+        _p("Something in my inbox or calendar needs following up elsewhere.",
+           "message-found", "writes-elsewhere"),
     ),
     "sync-won-deal": (
         _p("A piece of business has come through and I want it carried into our other "
@@ -88,7 +93,7 @@ PURPOSES: dict[MotifName, tuple[Purpose, ...]] = {
     ),
     "reconcile-amounts": (
         _p("I'm checking our figures in one system against another and recording what "
-           "follows.", "money-found", "money-service", "writes-elsewhere"),
+           "follows.", "money-in-two", "writes-elsewhere"),
     ),
     "notify-affected": (
         _p("A few people need to hear about something, and I want each of them told.",
@@ -139,11 +144,15 @@ def holds(claim: Claim, plan: list[Step], env: Environment) -> bool:
     writes = [s for s in plan if env.tools[s.tool].kind == "write"]
     if claim == "several":
         return len(writes) >= 2
-    if claim in ("money-found", "company-found", "date-found"):
-        wanted = {"money-found": ("Money",), "company-found": ("CompanyName",),
-                  "date-found": ("Date", "DateTime")}[claim]
-        return any(env.tools[s.tool].kind == "read" and any(_finds(env, s, t) for t in wanted)
-                   for s in plan)
+    reads = [s for s in plan if env.tools[s.tool].kind == "read"]
+    if claim in ("money-found", "company-found"):
+        wanted = "Money" if claim == "money-found" else "CompanyName"
+        return any(_finds(env, s, wanted) for s in reads)
+    if claim == "money-in-two":
+        return len({_service(s) for s in reads if _finds(env, s, "Money")}) >= 2
+    if claim == "message-found":
+        return any(env.services[_service(s)].domain == "communication"
+                   and _finds(env, s, "Email") and _finds(env, s, "DateTime") for s in reads)
     if claim == "money-service":
         return any(env.services[_service(s)].domain in MONEY for s in plan)
     if claim == "writes-elsewhere":
@@ -154,8 +163,8 @@ def holds(claim: Claim, plan: list[Step], env: Environment) -> bool:
     if claim == "to-owner":
         return any(src.kind == "step" and _owner(src.path or "")
                    for s in writes for src in s.sources.values())
-    assert claim == "reaches-person"
-    return any(_operation(env, s) == "create" and env.services[_service(s)].domain in TALK
+    domains = TALK if claim == "reaches-person" else PEOPLE
+    return any(_operation(env, s) == "create" and env.services[_service(s)].domain in domains
                and any(src.kind == "step" and src.semantic in _PERSON
                        for src in s.sources.values()) for s in writes)
 
