@@ -184,18 +184,24 @@ def _operation(env: Environment, step: Step) -> str:
 
 
 def purpose_sentence(walked: Walk, plan: list[Step], env: Environment) -> str | None:
-    """The purpose sentence for a task of ``walked``'s motif whose final plan is ``plan``: one
-    of the motif's :data:`PURPOSES` whose claims all hold (drawn from the plan's own seed, so
-    the same plan gives the same sentence), or None (the opening then says which work the
-    written services are: the fallback claims nothing of a motif)."""
+    """The purpose sentence for a task of ``walked``'s motif whose final plan is ``plan``
+    (:func:`purpose_for` of the motif the walk follows first)."""
     if walked.motif is None:
         return None
-    fitting = [p for p in PURPOSES[walked.motif.name]
+    return purpose_for(walked.motif.name, plan, env)
+
+
+def purpose_for(motif: str, plan: list[Step], env: Environment) -> str | None:
+    """The purpose sentence of a task of ``motif`` (``Task.provenance["motif"]``) whose final
+    plan is ``plan``: one of the motif's :data:`PURPOSES` whose claims all hold (drawn from
+    the plan's tools, so the same task gives the same sentence), or None (the opening then
+    says which work the written services are: the fallback claims nothing of a motif)."""
+    fitting = [p for p in PURPOSES.get(motif, ())  # type: ignore[call-overload]
                if all(holds(c, plan, env) for c in p.claims)]
     if not fitting:
         return None
     key = "|".join(s.tool for s in plan)
-    return random.Random(f"purpose|{walked.motif.name}|{key}").choice(fitting).text
+    return random.Random(f"purpose|{motif}|{key}").choice(fitting).text
 
 
 def motif_fields(walked: Walk) -> dict[str, str]:
