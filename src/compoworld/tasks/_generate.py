@@ -220,9 +220,6 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         answers = _report(walked, plan, env)
     fan = rng.random() < FANOUT_SHARE or walked.fans_out  # the motif does a write for each
     fanned = add_fanout(plan, env, rng) if condition is None and fan else None
-    while walked.fans_out and fanned is not None and (
-            more := add_fanout(fanned, env, rng)) is not None:
-        fanned = more  # every write that can be done for each item of its list is
     if len(_services(plan)) < 2:
         return "walk", None
     # The conditional write's service is mounted even when the plan stops before it.

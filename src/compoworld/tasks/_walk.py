@@ -309,7 +309,11 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
     near = toward(ctx, target)
     tries = 0
     starts = ctx.draw_starts(rng, len(ctx.starts))
-    starts.sort(key=lambda n: near.get(n, 3))  # stable: nearest the aim first
+    aimed = ctx.graph.nodes[target].service
+    # Stable: the aim, then starts that feed it or share its service, then the drawn order
+    # (a start two links away is nearly any start on a large catalog: it says nothing).
+    starts.sort(key=lambda n: min(near.get(n, 2), 1 if ctx.graph.nodes[n].service == aimed
+                                  else 2))
     for name in starts:
         if not admits(ctx, first, name, set()):
             continue
