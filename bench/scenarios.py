@@ -11,10 +11,13 @@ yield and verified tasks/s; instruction words (median, min, max) and the share t
 tool or service identifier; the share of tasks with a rule stored in the world, with a trap,
 with a report back (answer criteria); each of the fourteen capability labels' share; involved
 services and reference calls per task (median); the share of the catalog's implemented tools
-the tasks use; the largest share of tasks one person (or company) appears in, counted by
-identity across the run's worlds (see ``_mentions``), and the number of worlds; the share of
-tasks with a role leak and with a value copied into 3+ services (``bench/roles.py``). A
-measurement, not a test: exit 0 whatever the figures, with the targets beside them.
+the tasks use; the share of tasks per workflow motif (``provenance["motif"]``), the median
+number of motifs a task's walk did in turn, and the share of tasks whose plan has fewer calls
+than the setting's fewest steps (what ``--walk-length`` promises); the largest share of tasks
+one person (or company) appears in, counted by identity across the run's worlds (see
+``_mentions``), and the number of worlds; the share of tasks with a role leak and with a value
+copied into 3+ services (``bench/roles.py``). A measurement, not a test: exit 0 whatever the
+figures, with the targets beside them.
 """
 
 from __future__ import annotations
@@ -154,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         "tools_used_of": len(implemented),
         **_mentions(tasks),
         **{k: v for k, v in role_figures(tasks).items() if k in ("role_leak", "copy_3plus")},
+        "motifs": {name: round(count / n, 3) for name, count in sorted(
+            Counter(str(t.provenance.get("motif", "")) for t in tasks).items())},
+        "motif_pieces_median": statistics.median(
+            [1 + ("motif_then" in t.provenance) for t in tasks] or [0]),
+        "steps_below_min": round(sum(len(t.plan) < settings.min_steps for t in tasks) / n, 3),
         "load_average": [round(x, 2) for x in os.getloadavg()], "targets": TARGETS,
     }
     if args.json:

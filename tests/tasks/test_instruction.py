@@ -11,6 +11,7 @@ from compoworld.tasks._context import context
 from compoworld.tasks._generate import GenerationSettings
 from compoworld.tasks._instruction import instruction, leaked
 from compoworld.tasks._phrasing import compare, field_words, relative_day, superlative
+from compoworld.tasks._purpose import purpose_for
 from compoworld.tasks._rewrite import stated_values
 from compoworld.tasks._service_names import display_name
 
@@ -94,6 +95,7 @@ def test_the_same_task_gives_the_same_text_and_notes_are_placed(tasks):
     scenario = task.scenario
     extra = {} if scenario is None else {"notes": scenario.notes, "rule": scenario.rule,
                                           "traps": scenario.traps}
+    extra["purpose"] = purpose_for(task.provenance["motif"], task.plan, env)  # walks motif
     text = instruction(task.plan, env, answer, task.condition, **extra)
     assert text == task.instruction == instruction(task.plan, env, answer, task.condition,
                                                    **extra)

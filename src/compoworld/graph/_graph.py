@@ -69,12 +69,14 @@ class Node:
     suppliable: dict[str, bool]
     required: frozenset[str]
     statable: frozenset[str] = frozenset()
+    lists: bool = False
+    """Whether the tool's answer holds a list of records (:func:`lists_records`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "service": self.service, "kind": self.kind,
                 "outputs": sorted(self.outputs), "inputs": self.inputs,
                 "suppliable": self.suppliable, "required": sorted(self.required),
-                "statable": sorted(self.statable)}
+                "statable": sorted(self.statable), "lists": self.lists}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Node:
@@ -82,7 +84,7 @@ class Node:
                    outputs=frozenset(tuple(k) for k in data["outputs"]),
                    inputs={p: (tuple(k) if k else None) for p, k in data["inputs"].items()},
                    suppliable=data["suppliable"], required=frozenset(data["required"]),
-                   statable=frozenset(data["statable"]))
+                   statable=frozenset(data["statable"]), lists=bool(data.get("lists")))
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,30 @@ def _node(service: Service, tool: Tool) -> Node:
         suppliable={p.name: user_suppliable(p) for p in tool.params},
         required=frozenset(p.name for p in tool.params if p.required),
         statable=frozenset(p.name for p in tool.params if statable(p)),
+        lists=lists_records(tool.output_schema),
     )
+
+
+def lists_records(schema: Any) -> bool:
+    """Whether an output schema holds a list of records (at the top or one level down), not
+    of plain values (tags, emails).
+
+    Example:
+        >>> lists_records({"type": "object", "properties": {"items": {"type": "array",
+        ...     "items": {"type": "object"}}}})
+        True
+    """
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("type") == "array":
+        return True
+    return any(isinstance(p, dict) and p.get("type") == "array" and _record(p.get("items"))
+               for p in (schema.get("properties") or {}).values())
+
+
+def _record(schema: Any) -> bool:
+    return isinstance(schema, dict) and (schema.get("type") == "object" or "properties" in schema
+                                         or "$ref" in schema)
 
 
 def service_nodes(service: Service) -> list[Node]:

@@ -26,6 +26,7 @@ from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
+from compoworld.tasks._purpose import motif_fields, purpose_sentence
 from compoworld.tasks._ray import RayExecutor
 from compoworld.tasks._rubric import (
     answer_criteria,
@@ -217,8 +218,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
             plan, condition = made
     if not answers and rng.random() < REPORT_SHARE:
         answers = _report(walked, plan, env)
-    fanned = (add_fanout(plan, env, rng)
-              if condition is None and rng.random() < FANOUT_SHARE else None)
+    fan = rng.random() < FANOUT_SHARE or walked.fans_out  # the motif does a write for each
+    fanned = add_fanout(plan, env, rng) if condition is None and fan else None
     if len(_services(plan)) < 2:
         return "walk", None
     # The conditional write's service is mounted even when the plan stops before it.
@@ -291,7 +292,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     text = instruction(plan, env, answers[0] if answers else None, condition,
                        notes=scenario.notes if scenario is not None else (),
                        rule=scenario.rule if scenario is not None else None,
-                       traps=scenario.traps if scenario is not None else ())
+                       traps=scenario.traps if scenario is not None else (),
+                       purpose=purpose_sentence(walked, plan, env))
     planted = scenario.planted if scenario is not None else []
 
     def scratch() -> Environment:
@@ -318,6 +320,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
                       services=involved),
         verification={**verification, "not_duplicate": True},
         provenance={"generator": GENERATOR_VERSION, "run_seed": seed, "attempt": attempt,
+                    **motif_fields(walked),
                     "steps": len(plan), "min_steps": settings.min_steps,
                     "max_steps": settings.max_steps},
     )
