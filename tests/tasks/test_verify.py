@@ -7,8 +7,9 @@ from compoworld.cli import app
 from compoworld.errors import UserError
 from compoworld.graph import extract_facts
 from compoworld.tasks import Task, build_world, generate_tasks, load_tasks, verify_task
+from compoworld.tasks._fill import Known, _computed
 from compoworld.tasks._rewrite import stated_values
-from compoworld.tasks._walk import Walk, _computed, _Known
+from compoworld.tasks._walk import Walk
 from compoworld.world import compose
 
 
@@ -55,7 +56,7 @@ def test_a_write_amount_can_be_the_sum_over_a_list_found_earlier():
     walk = Walk()
     tool = world.env.tools["payments__list_invoices"]
     for fact in extract_facts(tool.output_schema, listed["data"], "payments"):
-        walk.known.append(_Known(fact, 0, "payments"))
+        walk.known.append(Known(fact, 0, "payments"))
     create = world.env.tools["payments__create_invoice"]
     amount = next(p for p in create.params if p.name == "amount")
     value, source = _computed(walk, amount, create)

@@ -6,11 +6,12 @@ from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationStats, Step, Task, generate_task, generate_tasks, score
 from compoworld.tasks._context import LINK_TYPES, carries, context
+from compoworld.tasks._fill import Known
 from compoworld.tasks._generate import GenerationSettings, _attempt
 from compoworld.tasks._instruction import _action
 from compoworld.tasks._phrasing import superlative
 from compoworld.tasks._rubric import state_criteria
-from compoworld.tasks._walk import Walk, _Known, _try_step
+from compoworld.tasks._walk import Walk, _try_step
 from compoworld.world import choose_distractors, compose
 
 
@@ -64,7 +65,7 @@ def test_a_step_that_undoes_an_earlier_write_is_refused_and_leaves_no_trace():
     tool = ctx.work.tools["contacts__delete_contact"]
     for fact in extract_facts(ctx.work.tools["contacts__create_contact"].output_schema,
                               walk.steps[0].output, "contacts"):
-        known = _Known(fact, 0, "contacts")
+        known = Known(fact, 0, "contacts")
         walk.known.append(known)
         walk.by_key.setdefault(fact.key, []).append(known)
     assert any(p.ref == "contact" for p in tool.params)

@@ -13,7 +13,7 @@ step comes next in terms every service shares, hand-written or compiled:
   an invoice, a payment) or takes from an earlier step (a write given an ``Email`` found
   before: a message, an invitation, an account for that person);
 * the **role** of what it takes, from the field the value was found in (an ``owner`` or
-  ``assignee``: the person responsible; see ``tasks._walk._role``);
+  ``assignee``: the person responsible; see ``tasks._fill._role``);
 * whether it must be in a **service the walk has not touched yet** (the work crosses over).
 
 A stage repeats (``repeat=(low, high)``; ``low == 0`` makes it optional) and a write stage may

@@ -301,7 +301,7 @@ def may_carry(env: Environment, steps: Sequence[Step], found: tuple[int, str], v
     """Whether the value an earlier step found (``found``: its step and path in that step's
     answer) may fill ``param`` of the tool ``target`` (``service__tool``): its role fits the
     parameter's (:func:`crosses_roles`), and it is not written into a third service
-    (:data:`COPY_LIMIT`). The walk's one role check at link choice (``tasks._walk._fill``)."""
+    (:data:`COPY_LIMIT`). The walk's one role check at link choice (``tasks._fill.fill_step``)."""
     tool = env.tools[target]
     source = found_in(steps, *found, value)
     if crosses_roles(env.pool, value, source, semantic,
