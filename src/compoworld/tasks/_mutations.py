@@ -188,7 +188,9 @@ def naive_mutations(plan: list[Step], scenario: Scenario | None,
         # the call as asked, refused, and nothing after it: the agent gives up
         out.append(Mutation("give-up", tuple(_plan_calls(gave_up(plan, trap))), right))
     followed: list[tuple[str, list[Step] | None]] = [
-        ("take-decoy", decoy_plan(plan, t)) for t in traps if t.kind == "decoy"][:1]
+        ("take-decoy", decoy_plan(plan, t)) for t in traps
+        # a plan cut before the read that lists the decoy (a probe's answer variant) has none
+        if t.kind == "decoy" and t.position < len(plan)][:1]
     followed += [("one-criterion", p) for p in one_criterion_plans(plan)][:1]
     for kind, naive_plan in followed:
         ran = (run_following(scratch(), naive_plan, strict=False)
