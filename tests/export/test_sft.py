@@ -46,7 +46,8 @@ def test_records_keep_the_conversation_and_describe_it(scored, tasks) -> None:
             if m["role"] == "assistant":
                 assert list(m)[:3] == ["role", "content", "reasoning_content"]
         meta = record["meta"]
-        assert meta["src"] == {"generator": task.provenance["generator"], "motif": None,
+        assert meta["src"] == {"generator": task.provenance["generator"],
+                               "motif": task.provenance.get("motif"),
                                "walk_length": len(task.plan), "n_services": len(task.involved),
                                "n_distractors": len(task.distractors), "seed": task.seed,
                                "agent": t.agent}

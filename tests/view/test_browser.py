@@ -70,13 +70,19 @@ def test_tasks_list_filters_and_a_task_renders(page: Any, exported: str, bundle:
     page.get_by_role("link", name=task["id"]).click()
 
     sync_api.expect(page.locator(".instruction").first).to_have_text(task["instruction"])
-    sync_api.expect(page.locator(".step")).to_have_count(len(task["plan"]))
+    # the plan's steps, and a condition's write when it is not to be done
+    unmet = bool(task.get("condition")) and not task["condition"].get("holds")
+    sync_api.expect(page.locator(".step")).to_have_count(len(task["plan"]) + unmet)
     sync_api.expect(page.locator("table.rubric tbody tr")).to_have_count(len(task["rubric"]))
     sync_api.expect(page.locator("ul.gates li.pass")).to_have_count(sum(task["verification"].values()))
     for service in task["distractors"]:
         sync_api.expect(page.locator(".chip.distractor", has_text=service)).to_be_visible()
     # where a value came from: a later step names the earlier one it read
-    assert page.locator("table.args", has_text="step 1").count() >= 1
+    read_from = {src["step"] for step in task["plan"] for src in step["sources"].values()
+                 if src.get("kind") == "step" and src.get("step") is not None}
+    assert read_from, "the task's plan carries no found value"
+    for earlier in read_from:
+        assert page.locator("table.args", has_text=f"step {earlier + 1}").count() >= 1
 
     page.goto(exported + "#/tasks")
     capability = task["labels"]["capabilities"][-1]
