@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -37,7 +38,8 @@ def _write_calls(task, trajectory) -> list[int]:
     """Indexes of the calls that made the plan's writes (a call per plan step: direct mode)."""
     if task.interface != "direct":
         return []
-    steps = {int(c.id.split("-", 1)[0][1:]) for c in task.rubric if c.kind == "state"}
+    steps = {int(c.id.split("-", 1)[0][1:]) for c in task.rubric
+             if c.kind == "state" and re.match(r"s\d+-", c.id)}  # a plan step's, not a trap's
     return [i for i, c in enumerate(trajectory.calls) if i in steps
             and c.name == task.plan[i].tool]
 

@@ -2,7 +2,6 @@
 what a Ray worker goes through that one process does not (chunks out of order, a running task
 cancelled part-way, the worker reused), checked in this process."""
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from types import FrameType
@@ -19,11 +18,6 @@ SETTINGS = GenerationSettings(min_steps=2, max_steps=4)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("CI") == "true", reason=(
-    "open in issue 17: in one of three full-suite runs (2026-12-02) the pytest process exited "
-    "(status 1, no output) in this test, the second start of Ray in that process; Ray now "
-    "starts once per session (tests/conftest.py), unverified as the fix. The interrupt defect "
-    "it once showed is fixed and tested without Ray below; it passes alone"))
 def test_ray_generates_what_one_process_generates(local_ray: Any) -> None:
     settings = SETTINGS
     one, on_ray = GenerationStats(), GenerationStats()

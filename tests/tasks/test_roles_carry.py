@@ -76,7 +76,13 @@ def test_a_customer_never_becomes_an_owner_but_an_assignee_may(env) -> None:
 
 def test_a_colleague_is_never_made_a_lead_whatever_record_they_are_found_in(env) -> None:
     pool = env.pool
-    messages = _read(env, "mail__list_messages")
+    # A colleague's message and another's, somewhere in the mailbox: read page by page.
+    pages, offset = [], 0
+    while offset is not None:
+        pages.append(_read(env, "mail__list_messages", {"limit": 100, "offset": offset}))
+        offset = pages[-1].output["next_offset"]
+    messages = pages[0].model_copy(update={"output": {
+        **pages[0].output, "items": [m for page in pages for m in page.output["items"]]}})
     lead = "crm__create_lead"
     email = _param(env, lead, "email")
     by_role: dict[str, tuple[int, str]] = {}

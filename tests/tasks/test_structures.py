@@ -191,12 +191,17 @@ def test_a_decoy_is_a_namesake_the_request_tells_apart_and_acting_on_it_fails() 
     # Acting on the decoy: the row-level rubric fails (the wrong email written), and so does
     # the collateral check.
     message = answer_message([c for c in task.rubric if c.kind == "answer"])
-    swapped = []
-    for step in task.plan:
-        arguments = {k: ([decoy.values["email"]] if v == [meant["email"]] else
-                         decoy.values["email"] if v == meant["email"] else v)
-                     for k, v in step.arguments.items()}
-        swapped.append((step.tool, arguments))
+    # (every value of the one meant that the plan writes, the namesake's instead)
+    theirs = {repr(meant[f]): decoy.values[f] for f in meant
+              if f in decoy.values and f != "name" and meant[f] != decoy.values[f]}
+
+    def swap(v):
+        if isinstance(v, list):
+            return [swap(x) for x in v]
+        return theirs.get(repr(v), v)
+
+    swapped = [(step.tool, {k: swap(v) for k, v in step.arguments.items()})
+               for step in task.plan]
     assert swapped != [(s.tool, s.arguments) for s in task.plan]
     env = world.fork().env
     done = [(n, a) for n, a in swapped if env.call(n, a)["success"]]

@@ -99,14 +99,6 @@ def _match_state(rubric: Sequence[Criterion], net: Net, env: Environment) -> _Ma
             result = CriterionResult(c.id, False, _closest_miss(c, net, created, columns,
                                                                 matching.ids))
         matching.results[c.id] = result
-    for c in (c for c in states_ if c.change == "absent"):
-        assert c.table is not None
-        columns = _columns(env, c.table)
-        made = [k for k in created.get(c.table, [])
-                if not _mismatch(net[k][1], c.match, columns, matching.ids)]
-        matching.results[c.id] = CriterionResult(
-            c.id, not made, "none made" if not made else
-            f"{len(made)} new record(s) match one that was already there: a duplicate")
     for c in (c for c in states_ if c.change in ("update", "delete")):
         assert c.table is not None and c.record_id is not None
         key = (c.table, c.record_id)
@@ -124,6 +116,18 @@ def _match_state(rubric: Sequence[Criterion], net: Net, env: Environment) -> _Ma
             reason = "as expected" if passed else "differs on " + ", ".join(
                 f"{f} ({record.get(f)!r}, expected {c.match[f]!r})" for f in wrong[:4])
         matching.results[c.id] = CriterionResult(c.id, passed, reason)
+    # A record already there, not to be made again: passed only by an episode that did some
+    # of what the task asks (doing nothing makes no duplicate, but is no success at it either).
+    acted = any(k in net for k in matching.expected)
+    for c in (c for c in states_ if c.change == "absent"):
+        assert c.table is not None
+        columns = _columns(env, c.table)
+        made = [k for k in created.get(c.table, [])
+                if not _mismatch(net[k][1], c.match, columns, matching.ids)]
+        matching.results[c.id] = CriterionResult(
+            c.id, acted and not made,
+            f"{len(made)} new record(s) match one that was already there: a duplicate" if made
+            else "none made" if acted else "nothing the task asks for changed either")
     return matching
 
 

@@ -67,6 +67,7 @@ class Request:
         self.subject: tuple[Any, ...] | None = None  # the record the current item is about
         self.why_said: set[str] = set()
         self.roles: Counter[str] = Counter()  # role → distinct people of that role named
+        self.grouped = False  # the item being written is a whole fan-out ("for each of ...")
 
     # -- names ---------------------------------------------------------------------------
 
@@ -175,7 +176,12 @@ class Request:
             if selection is not None and sum(k[:2] == ("found", i) for k in self.introduced) > 1:
                 return superlative(selection.by, selection.order, entity) + among(selection.among)
             return f"that {entity}"
+        listed = any(k[:2] == ("found", i) for k in self.introduced)
         self.introduced.add(key)
+        if listed and selection is not None and is_list(step.output) and \
+                not self._ruled(selection):  # the list is said already: "the oldest one of those"
+            return (superlative(selection.by, selection.order, f"one of those {plural(entity)}")
+                    + among(selection.among))
         nested = any(s.kind != "user" for s in step.sources.values())
         where = self._in(i, found=True) if nested else ""
         filters = self._filters(i)
@@ -251,10 +257,13 @@ class Request:
             author = self.rule.author if self.rule is not None else "my colleague"
             return f"the {words(name)} {author} asked for in their email"
         if source.each:
-            item = int((source.path or "0.0").split(".")[1])
             field = last_field(source.path)
-            own = "" if field == "id" else f"the {words(field)} of "  # "tag the first of ..."
-            return f"{own}the {ORDINALS[item]} of {self.record(source.step, whole=True)}"
+            own = "" if field == "id" else f"the {words(field)} of "  # "tag each of ..."
+            listed = self.record(source.step, whole=True)
+            if self.grouped:  # "each of the messages from ...", "each of those messages"
+                return f"{own}each of {listed.removeprefix('all ')}"
+            item = int((source.path or "0.0").split(".")[1])
+            return f"{own}the {ORDINALS[item]} of {listed}"
         if source.kind == "computed" and source.shift is not None:  # a date said relative
             on = source.path or ""
             holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
@@ -471,11 +480,38 @@ class Request:
         return f" — but only if {clause}; otherwise leave that alone"
 
     def items(self) -> list[str]:
-        """One item per step with an effect, in plan order."""
-        return [self.item(i) + (" — unless there already is one: then leave it as it is and "
-                                "don't add a second" if i in self.unless else "")
-                for i, step in enumerate(self.steps)
-                if self.env.tools[step.tool].kind == "write"]
+        """One item per step with an effect, in plan order; a fan-out's copies (one write per
+        item of a list) are one item, "for each of" the list."""
+        out = []
+        copies = self._fanouts()
+        for i, step in enumerate(self.steps):
+            if self.env.tools[step.tool].kind != "write" or copies.get(i, i) != i:
+                continue
+            self.grouped = i in copies.values()
+            out.append(self.item(i) + (" — unless there already is one: then leave it as it "
+                                       "is and don't add a second" if i in self.unless else ""))
+            self.grouped = False
+        return out
+
+    def _fanouts(self) -> dict[int, int]:
+        """Each fan-out copy's first copy: consecutive writes of one tool whose values come
+        from the items of one list (``ArgSource.each``), none of them a trap's."""
+        first: dict[int, int] = {}
+        run: list[int] = []
+
+        def lists(i: int) -> set[int | None]:
+            return {s.step for s in self.steps[i].sources.values() if s.each}
+
+        for i, step in enumerate(self.steps):
+            if run and step.tool == self.steps[run[0]].tool and lists(i) == lists(run[0]):
+                run.append(i)
+                continue
+            if len(run) > 1 and not self.unless & set(run):
+                first.update((j, run[0]) for j in run)
+            run = [i] if lists(i) else []
+        if len(run) > 1 and not self.unless & set(run):
+            first.update((j, run[0]) for j in run)
+        return first
 
     def report(self, answer: Criterion | None) -> str | None:
         """"tell me the phone number of ...", for what the user asks to be told."""
