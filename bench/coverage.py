@@ -14,6 +14,10 @@ cheapest to the one a user gets:
 * ``tasks`` (with ``--tasks N``): the involved services of N verified tasks (``generate_tasks``,
   every gate) — costly on a full catalog (~2 tasks/s there), so a smaller N is usual.
 
+Per attempt, also the cause (``causes``, :func:`cause`): why the service the walk aimed at
+(``tasks._choices.draw_target``) did or did not end up in the plan, from what became of each
+start the walk considered (``walk(trace=...)``, which changes no draw).
+
 Each coverage is the share of linked services that appear at least once. Also printed: how
 many linked services have a start, how many the walks' starts came from, the services walked
 most often (the largest share of walks one service is in), and CPU seconds beside the wall
@@ -35,7 +39,8 @@ from faker import Faker
 
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationSettings, GenerationStats, generate_tasks
-from compoworld.tasks._context import LINK_TYPES, context
+from compoworld.tasks._choices import draw_target
+from compoworld.tasks._context import LINK_TYPES, Context, context
 from compoworld.tasks._generate import _plan, world_seed
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
@@ -60,10 +65,51 @@ def _services(tools: list[str]) -> set[str]:
     return {t.split(SEPARATOR, 1)[0] for t in tools}
 
 
+def _target(ctx: Context, state: object) -> str:
+    """The target a walk whose ``rng`` had ``state`` drew (its first draw)."""
+    rng = random.Random()
+    rng.setstate(state)  # type: ignore[arg-type]
+    return draw_target(ctx, rng)
+
+
+_FAILED = ("needs", "fill", "stage", "call", "no-op", "role")
+
+
+def cause(ctx: Context, target: str, trace: list[tuple[str, str]], walked: set[str] | None,
+          planned: set[str]) -> str:
+    """Why the attempt's aimed service (``target``'s) did or did not end up in its plan:
+    ``in-plan``; ``pruned`` (walked, not planned); else, from what became of the aimed
+    service's own starts (``trace``, :data:`compoworld.tasks._walk.OUTCOMES`): ``no-start``
+    (it has none), ``not-tried`` (none considered: the walk was kept, or gave up, first),
+    ``start-motif`` (the motif's first stage admits none), ``start-<reason>`` (the last one
+    admitted failed, no call of it taken), or ``<outcome>`` of the last one called; then
+    ``/kept`` where a walk from elsewhere was kept, ``/none`` where no walk was."""
+    aimed = ctx.graph.nodes[target].service
+    if aimed in planned:
+        return "in-plan"
+    if walked is not None and aimed in walked:
+        return "pruned"
+    own = [(n, o) for n, o in trace if ctx.graph.nodes[n].service == aimed]
+    called = [o for _, o in own if o not in _FAILED and o != "motif"]
+    failed = [o for _, o in own if o in _FAILED]
+    if called:
+        why = called[-1]
+    elif failed:
+        why = "start-" + failed[-1]
+    elif own:
+        why = "start-motif"
+    elif aimed not in {ctx.graph.nodes[n].service for n in ctx.starts}:
+        why = "no-start"
+    else:
+        why = "not-tried"
+    return f"{why}/{'kept' if walked is not None else 'none'}"
+
+
 def walk_coverage(attempts: int, seed: int, settings: GenerationSettings
                   ) -> dict[str, object]:
     """Walk attempts ``0 .. attempts - 1`` of run ``seed`` as generation does; what they reach."""
     walked_in, planned_in, started_in = Counter[str](), Counter[str](), Counter[str]()
+    causes = Counter[str]()
     fake = Faker("en_US")
     made = 0
     for attempt in range(attempts):
@@ -71,15 +117,23 @@ def walk_coverage(attempts: int, seed: int, settings: GenerationSettings
         fake.seed_instance(derive_seed(seed, "task-text", attempt))
         ctx = context(world_seed(seed, attempt), settings.services)
         env = ctx.fresh_work()
-        walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
+        trace: list[tuple[str, str]] = []
+        length = rng.randint(settings.min_steps, settings.max_steps)
+        aimed = rng.getstate()  # the walk draws its target first: drawn again from here
+        walked = walk(ctx, rng, fake, length, trace=trace)
+        target = _target(ctx, aimed)
         if walked is None:
+            causes[cause(ctx, target, trace, None, set())] += 1
             continue
         made += 1
         walked_in.update(_services([s.tool for s in walked.steps]))
         started_in[walked.services[0]] += 1
         plan, _ = _plan(walked, env)
-        planned_in.update(_services([s.tool for s in plan]))
-    return {"walks": made, "walked": walked_in, "planned": planned_in, "started": started_in}
+        planned = _services([s.tool for s in plan])
+        planned_in.update(planned)
+        causes[cause(ctx, target, trace, set(walked.services), planned)] += 1
+    return {"walks": made, "walked": walked_in, "planned": planned_in, "started": started_in,
+            "causes": causes}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     walked, planned, started = found["walked"], found["planned"], found["started"]
     assert isinstance(walked, Counter) and isinstance(planned, Counter)
     assert isinstance(started, Counter)
+    causes = found["causes"]
+    assert isinstance(causes, Counter)
     walks = max(int(str(found["walks"])), 1)
 
     def share(counts: Counter[str]) -> float:
@@ -110,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         "attempts": args.attempts, "walks": found["walks"],
         "coverage_walks": share(walked), "coverage_plans": share(planned),
         "started_from": len(set(started) & linked),
+        "causes": dict(sorted(causes.items(), key=lambda c: (-c[1], c[0]))),
         "most_walked": [(s, round(c / walks, 3)) for s, c in walked.most_common(5)],
         "ready_s": round(ready_s, 1), "ready_cpu_s": round(ready_cpu, 1),
         "walk_s": round(time.perf_counter() - wall - ready_s, 1),
@@ -129,7 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures))
         return 0
     for key, value in figures.items():
-        print(f"{key:>20}: {value}")
+        if key != "causes":
+            print(f"{key:>20}: {value}")
+    print("why the aimed service is or is not in the plan (attempts):")
+    for key, count in causes.most_common():
+        print(f"{count:>8}  {key}")
     return 0
 
 

@@ -13,7 +13,7 @@ from compoworld.tasks._generate import _prune
 from compoworld.tasks._model import ArgSource, Step
 from compoworld.tasks._motifs import MOTIFS
 from compoworld.tasks._purpose import PURPOSES, holds, purpose_sentence
-from compoworld.tasks._walk import _kept, _truncate, walk
+from compoworld.tasks._walk import OUTCOMES, _kept, _truncate, walk
 from compoworld.types import derive_seed
 
 
@@ -149,3 +149,27 @@ def test_each_claim_is_read_off_the_plans_tools():
     assert holds("to-owner", [_step("helpdesk__list_tickets"),
                               _step("mail__send_message", to=owner)], env)
     assert not holds("to-owner", [messages, send], env)
+
+
+def test_tracing_a_walk_changes_none_of_its_draws():
+    ctx = context(0)
+    fake = Faker("en_US")
+    kept = 0
+    for attempt in range(40):
+        runs = []
+        for trace in (None, []):
+            rng = random.Random(derive_seed(3, "task", attempt))
+            fake.seed_instance(attempt)
+            ctx.fresh_work()
+            walked = walk(ctx, rng, fake, 4, trace=trace)
+            steps = None if walked is None else [(s.tool, s.arguments) for s in walked.steps]
+            runs.append((steps, rng.random(), fake.pyint()))
+            if trace is not None:
+                assert trace and {o for _, o in trace} <= set(OUTCOMES)
+                if walked is not None:  # the last start considered is the kept walk's
+                    kept += 1
+                    assert trace[-1] == (walked.steps[0].tool, "kept")
+                else:
+                    assert all(o != "kept" for _, o in trace)
+        assert runs[0] == runs[1]  # the same walk, and the randomness left where it was
+    assert kept >= 20

@@ -123,7 +123,8 @@ class Walk:
 
 
 def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
-         max_services: int = 7, motif: Motif | None = None) -> Walk | None:
+         max_services: int = 7, motif: Motif | None = None,
+         trace: list[tuple[str, str]] | None = None) -> Walk | None:
     """Walk about ``length`` executed steps over the catalog (on ``ctx.work``, which the
     caller has reset) in the shape of a workflow motif drawn for that length
     (:func:`compoworld.tasks._motifs.draw_motif`), crossing services where it can; None unless
@@ -141,7 +142,8 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
 
     The walk goes past ``length`` while its motif's required stages are not all done, and
     stops short of it when no step fits the motif's next stages. ``motif`` fixes the motif
-    (default: drawn with ``rng``).
+    (default: drawn with ``rng``). ``trace``, where given, gets what became of each start
+    considered, in order (``(tool, outcome)``, :data:`OUTCOMES`); it changes no draw.
     """
     target = draw_target(ctx, rng)
     if motif is None:
@@ -155,14 +157,22 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
     # (a start two links away is nearly any start on a large catalog: it says nothing).
     starts.sort(key=lambda n: min(near.get(n, 2), 1 if ctx.graph.nodes[n].service == aimed
                                   else 2))
+    why: list[str] | None = None if trace is None else []
     for name in starts:
         if not admits(ctx, first, name, set()):
+            if trace is not None:
+                trace.append((name, "motif"))
             continue
         current = Walk(motif=motif, target=target,
                        aim={n: d for n, d in near.items() if d <= 1})
-        if not _try_step(ctx, current, name, rng, fake, need_source=False, stages=[0]):
+        if not _try_step(ctx, current, name, rng, fake, need_source=False, stages=[0],
+                         why=why):
+            if trace is not None and why:
+                trace.append((name, why.pop()))
             continue
         _extend(ctx, current, rng, fake, length, max_services)
+        if trace is not None:
+            trace.append((name, _outcome(current)))
         if (not current.broken and len(set(current.services)) >= 2 and len(current.steps) >= 2
                 and current.complete()):
             return current
@@ -175,6 +185,34 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
 
 _RESTARTS = 4
 """Starts a walk tries before it gives up (each after one that could not leave its service)."""
+
+OUTCOMES = {
+    "motif": "the motif's first stage does not admit it",
+    "needs": "it needs an id no earlier answer holds (a start has none)",
+    "fill": "its required inputs cannot be supplied",
+    "stage": "what it was given fits no stage of the motif",
+    "call": "the call failed on the seeded world",
+    "no-op": "a write that changed nothing, or not what its stage says",
+    "role": "it misused the user's account or undid an earlier change",
+    "alone": "called, but no second step was taken from it",
+    "one-service": "steps taken, all in its service",
+    "incomplete": "left its service, but the motif's required stages not done",
+    "broken": "a replay of the walk diverged",
+    "kept": "the walk from it was kept",
+}
+"""What became of a start a walk considered (``walk(trace=...)``), by key."""
+
+
+def _outcome(walk_: Walk) -> str:
+    """What became of a walk extended from a start (a key of :data:`OUTCOMES`)."""
+    if walk_.broken:
+        return "broken"
+    if len(walk_.steps) < 2:
+        return "alone"
+    if len(set(walk_.services)) < 2:
+        return "one-service"
+    return "kept" if walk_.complete() else "incomplete"
+
 
 def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length: int,
             max_services: int) -> None:
@@ -331,47 +369,54 @@ def _rewind(ctx: Context, walk_: Walk) -> None:
 
 
 def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Faker, *,
-              need_source: bool, stages: list[int] | None = None) -> bool:
+              need_source: bool, stages: list[int] | None = None,
+              why: list[str] | None = None) -> bool:
     """Fill, call and record ``name`` as the walk's next step, if it fits one of the motif's
     ``stages`` (indexes; None: no motif, any step) and changes what it should; else leave the
-    work environment as it was and return False."""
+    work environment as it was and return False (and append to ``why``, where given, the
+    reason: a key of :data:`OUTCOMES`)."""
+    def refuse(reason: str) -> bool:
+        if why is not None:
+            why.append(reason)
+        return False
+
     env = ctx.work
     if any(key is None or key not in walk_.by_key for key in ctx.needs[name]):
-        return False  # an id it needs was never found (cheap check before filling)
+        return refuse("needs")  # an id it needs was never found (cheap check before filling)
     ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
     tool = env.tools[name]
     filled = fill_step(ctx, walk_, name, tool, rng, fake)
     if filled is None:
-        return False
+        return refuse("fill")
     arguments, sources = filled
     if need_source and all(s.kind == "user" for s in sources.values()):
-        return False  # every step after the first depends on an earlier answer
+        return refuse("stage")  # every step after the first depends on an earlier answer
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
-        return False  # it fits no stage of the motif
+        return refuse("stage")  # it fits no stage of the motif
     mark = len(env.changes() or ())
     envelope = env.call(name, arguments)
     if not envelope["success"]:
-        return False
+        return refuse("call")
     index = len(walk_.steps)
     step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
     changes = (env.changes() or [])[mark:]
     if tool.kind == "write" and not net_changes(changes):
         if changes:  # it rewrote records with their own values: the state's version moved
             _rewind(ctx, walk_)
-        return False  # a write that changes nothing (an update with no new values) is no step
+        return refuse("no-op")  # a write that changes nothing (an update with no new values)
     if (tool.kind == "write" and stage is not None and walk_.motif is not None
             and not journal_operations(net_changes(changes)) & walk_.motif.all_stages[stage].ops):
         _rewind(ctx, walk_)  # its name said "create" but it updated (or the other way round)
-        return False
+        return refuse("no-op")
     if changes and (misuses_user(changes, env.pool.user) or renames_owner(changes, ctx.initial)):
         _rewind(ctx, walk_)  # the user made a customer, or their own account renamed
-        return False
+        return refuse("role")
     if changes and walk_.changes:
         earlier = [c for step_changes in walk_.changes for c in step_changes]
         if undoes(net_changes(earlier), net_changes(earlier + changes)):
             _rewind(ctx, walk_)  # it undid an earlier step's change: that step would not count
-            return False
+            return refuse("role")
     service = name.split(SEPARATOR, 1)[0]
     walk_.steps.append(step)
     walk_.services.append(service)
