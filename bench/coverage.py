@@ -37,28 +37,16 @@ from collections import Counter
 
 from faker import Faker
 
+from _linked import linked_services
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationSettings, GenerationStats, generate_tasks
 from compoworld.tasks._choices import draw_target
-from compoworld.tasks._context import LINK_TYPES, Context, context
+from compoworld.tasks._context import Context, context
 from compoworld.tasks._generate import _plan, world_seed
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
 
 TARGET = 0.70
-
-
-def linked_services() -> set[str]:
-    """Services a link-type value can flow into or out of, to or from another service."""
-    graph = context(0).graph
-    linked: set[str] = set()
-    for key in graph.taken_keys():
-        if key[0] == "type" and key[1] in LINK_TYPES:
-            takers = {graph.nodes[t].service for t, _ in graph.consumers(key)}
-            for maker in {graph.nodes[t].service for t in graph.producers(key)}:
-                if takers - {maker}:
-                    linked |= {maker} | (takers - {maker})
-    return linked
 
 
 def _services(tools: list[str]) -> set[str]:

@@ -36,6 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _linked import linked_services
+
 STARTED = time.perf_counter()
 
 TARGETS = {"warm_startup_s": 15.0, "cold_startup_s": 120.0, "peak_rss_mb": 1536.0,
@@ -153,24 +155,10 @@ def probe_rollouts(tasks_file: str, count: int) -> dict[str, Any]:
             **_waits()}
 
 
-def _linked_services() -> set[str]:
-    from compoworld.tasks._context import LINK_TYPES, context
-
-    graph = context(0).graph
-    linked: set[str] = set()
-    for key in graph.taken_keys():
-        if key[0] == "type" and key[1] in LINK_TYPES:
-            takers = {graph.nodes[t].service for t, _ in graph.consumers(key)}
-            for maker in {graph.nodes[t].service for t in graph.producers(key)}:
-                if takers - {maker}:
-                    linked |= {maker} | (takers - {maker})
-    return linked
-
-
 def probe_generate(seed: int, count: int, workers: int, out: str) -> dict[str, Any]:
     from compoworld.tasks import GenerationStats, generate_tasks
 
-    linked = _linked_services()
+    linked = linked_services()
     stats = GenerationStats()
     seen: set[str] = set()
     stamps: list[float] = []
