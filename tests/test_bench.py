@@ -71,8 +71,10 @@ def test_full_catalog_benchmark_json(tmp_path):
     assert list((tmp_path / "cache" / "images").glob("*.sqlite"))
 
 
-def test_scenarios_benchmark_counts_people_by_identity_across_worlds():
+def test_scenarios_benchmark_counts_people_by_identity_across_worlds(monkeypatch):
     import importlib.util
+
+    monkeypatch.syspath_prepend(str(BENCH.parent))  # as `python bench/scenarios.py` has it
 
     from compoworld.tasks import Labels, Task
     from compoworld.types import Pool
