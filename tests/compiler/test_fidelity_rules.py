@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from compoworld.compiler import compile_mcp, compile_openapi, infer_semantic, verify_spec
+from compoworld.compiler._param_reading import range_bound
 from compoworld.compiler._rules import identifier, split_verb
-from compoworld.compiler._tooling import range_bound
 from compoworld.service import Environment, Provenance, ToolSpec, build_service
 
 CORPUS = Path(__file__).parent / "mcp_corpus"

@@ -16,6 +16,7 @@ from compoworld.compiler._operation import (
     opid_verb,
     read_path,
 )
+from compoworld.compiler._param_reading import param_category
 from compoworld.compiler._rules import (
     COMPUTE_NOUNS,
     COMPUTE_VERBS,
@@ -42,7 +43,7 @@ from compoworld.compiler._shape_rules import (
     read_inputs,
     subrecord_write,
 )
-from compoworld.compiler._tooling import ToolPlan, param_category
+from compoworld.compiler._tooling import ToolPlan
 
 _QUERY_NAMES = QUERY_NAMES
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from compoworld.compiler._operation import Operation
+from compoworld.compiler._param_reading import param_category
 from compoworld.compiler._rules import (
     ARITHMETIC,
     SUBRECORD_NOUNS,
@@ -17,7 +18,7 @@ from compoworld.compiler._rules import (
     identifier,
     singular,
 )
-from compoworld.compiler._tooling import ToolPlan, param_category
+from compoworld.compiler._tooling import ToolPlan
 
 QUERY_NAMES = {"q", "query", "search", "term", "keyword", "keywords", "text", "search_term",
                "search_query"}
