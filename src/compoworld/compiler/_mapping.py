@@ -16,7 +16,7 @@ from compoworld.compiler._operation import (
     opid_verb,
     read_path,
 )
-from compoworld.compiler._param_reading import param_category
+from compoworld.compiler._param_reading import constant, param_category, protocol
 from compoworld.compiler._rules import (
     COMPUTE_NOUNS,
     COMPUTE_VERBS,
@@ -180,7 +180,8 @@ def _map(op: Operation) -> ToolPlan | None:
     words = set(identifier(noun).split("_")) | {verb or ""}
     path_words = {w for c in chain if c[0] for w in identifier(str(c[0])).split("_")}
     if verb is None and op.rpc:
-        op.reason = f"RPC operation {op.segments[-1]!r}: verb {split_verb(noun)[0]!r} has no rule"
+        op.reason = (f"RPC operation {op.segments[-1]!r}: verb {split_verb(op.segments[-1])[0]!r} "
+                     "has no rule")
         return None
     if verb is None and op.singleton and not id_param:
         return _singleton(op, plan)
@@ -220,7 +221,7 @@ def _map(op: Operation) -> ToolPlan | None:
             if mapped is not None and filtered_by:
                 mapped.rule = f"rest:GET item answering an array → list filtered by {filtered_by}"
             return mapped
-    if op.method == "GET" and classify_verb(verb) in ("create", "update", "delete", "send"):
+    if op.get_reads and classify_verb(verb) in ("create", "update", "delete", "send"):
         op.reason = f"GET whose path or name says {verb!r} (a write) has no rule"
         return None
     return _verb(op, plan, verb)
@@ -281,18 +282,32 @@ def _verb(op: Operation, plan: ToolPlan, verb: str) -> ToolPlan | None:
     if family is None:
         op.reason = f"RPC verb {verb!r} has no rule"
         return None
+    words = identifier(op.segments[-1].strip("{}") if op.segments else "").split("_")
+    if verb in ("add", "remove") and {"to", "from"} & set(words[1:]):
+        # AddRoleToInstanceProfile, AddSourceIdentifierToSubscription: an existing record
+        # attached to another, never a new role (nor one deleted)
+        op.reason = f"{verb!r} of one record to or from another (a relation) has no rule"
+        return None
     if family in ("get", "update", "delete", "transition") and not id_param:
         plan.id_param = id_param = _id_in_params(op, entity)
         if not id_param and family == "get" and set(plan.noun.split("_")) & COMPUTE_NOUNS:
             return compute_plan(op, plan, plan.noun)
         # Keys come from the query or body (AWS-style RPC); a path parameter already names
         # the parent the path says it names, not this record.
-        required = [p["name"] for p in op.params
-                    if p["required"] and p["in"] != "path"] + op.body_required
+        given = {identifier(p["name"]) for p in op.params}
+        required = [p["name"] for p in op.params  # (AWS Query's Action= is no key)
+                    if p["required"] and p["in"] != "path" and not constant(p["schema"])
+                    and not protocol(p["name"], p["schema"], given)] + op.body_required
         keys = None if id_param else natural_keys(required, family)
         if keys and family == "update" and verb in ("put", "set", "upsert", "save"):
             op.reason = (f"{verb!r} by key {', '.join(keys)} creates the record when absent (an "
                          "upsert), which an update refuses")
+            return None
+        if keys and op.rpc and singular(last) != last:  # (a REST collection is plural)
+            # DisableAvailabilityZonesForLoadBalancer(LoadBalancerName, AvailabilityZones),
+            # AssignPrivateIpAddresses(NetworkInterfaceId, ...): zones taken off a load
+            # balancer, addresses added to an interface, never one record's status or values
+            op.reason = f"{verb!r} of several {plan.noun} by key (a plural) has no rule"
             return None
         if keys:
             plan.keys, plan.op, plan.verb = keys, family, verb

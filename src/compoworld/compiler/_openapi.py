@@ -154,6 +154,7 @@ def _parameters(resolver: Resolver, raw: Any, place: str, warnings: list[str]
                                  where)
         if p.get("description") and not schema.get("description"):
             schema = {**schema, "description": p["description"]}
+        schema = _items_read(schema, resolver, where)  # AWS query `Listeners.member.N`: records
         out[(str(location), name)] = {"name": name, "in": location, "schema": schema,
                                       "required": bool(p.get("required")) or location == "path"}
     return out
@@ -277,7 +278,8 @@ def _items_read(schema: dict[str, Any], resolver: Resolver, place: str) -> dict[
     format, properties), so rules tell a list of names (AWS ``ConfigRuleNames``: strings) from
     a list of records (``mediaStreams``: objects)."""
     items = schema.get("items") if isinstance(schema, dict) else None
-    if schema.get("type") != "array" or not isinstance(items, dict) or "$ref" not in items:
+    if schema.get("type") != "array" or not isinstance(items, dict) or not (
+            "$ref" in items or "allOf" in items):  # AWS: allOf [$ref Tag, {xml: ...}]
         return schema
     read = resolver.schema(items, f"{place}/items")
     kept = {k: read[k] for k in ("type", "enum", "format", "properties") if k in read}

@@ -77,6 +77,13 @@ class Operation:
     def source(self) -> str:
         return f"{self.method} {self.path}"
 
+    @property
+    def get_reads(self) -> bool:
+        """Whether the method says the call only reads: a GET, except an AWS Query-protocol
+        action (``GET /#Action=CreateLoadBalancer``), where GET and POST carry the same call in
+        the query string and form, so the action's name alone says what it does."""
+        return self.method == "GET" and "#Action=" not in self.path
+
     def emit(self, asm: Assembler, plan: ToolPlan | None) -> None:
         inputs = [(p["name"], p["schema"], p["required"]) for p in self.params] + [
             (k, v, k in self.body_required) for k, v in self.body.items()]
@@ -141,12 +148,12 @@ def read_path(op: Operation) -> tuple[list[list[str | None]], str | None]:
     literals = [c for c in chain if c[0]]
     if verb is None and literals:
         tail = literals[-1]
-        first, rest = split_verb(identifier(str(tail[0])))
+        first, rest = split_verb(str(tail[0]))  # raw: PascalCase tells
         known = bool(classify_verb(first) or first in TRANSITIONS)
         if tail is chain[-1] and not rest and known and len(chain) > 1 and tail[1] is None:
             verb = first  # /pads/get, /orders/{id}/cancel, /messages/send
             chain.pop()
-        elif rest and known and not (op.method == "GET" and _writes(first)) and not (
+        elif rest and known and not (op.get_reads and _writes(first)) and not (
                 tail[1] and _ITEM_FAMILIES.get(op.method, classify_verb(first))
                 not in (classify_verb(first), "list")) and not _read_as_noun(op, chain, tail, rest):
             verb, tail[0] = first, "_".join(rest)  # /createPad, /GetPostAndParent/{id}
@@ -246,7 +253,10 @@ def tool_name(op: Operation, plan: ToolPlan | None) -> str:
     """The tool's name: the operation id when it is readable (:func:`_readable`), else
     ``verb_noun`` from the mapped operation (``activities_all`` → ``list_activities``); an unmapped operation
     keeps its operation id, cut before any path residue (``rotate_key_api_v1_app_...`` →
-    ``rotate_key``)."""
+    ``rotate_key``). An AWS Query action is called by its action name, whichever method
+    carries it (``GET_DeleteLoadBalancer`` → ``delete_load_balancer``, not a get)."""
+    if "#Action=" in op.path:
+        return identifier(op.segments[-1])
     if op.operation_id and "." not in op.operation_id:
         name = identifier(op.operation_id)  # the API's own name for the operation
         cut = _RESIDUE.search(name)

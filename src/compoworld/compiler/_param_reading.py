@@ -38,10 +38,14 @@ EXPRESSIONS = re.compile(r"(?:^|_)(?:filter|filters|formula|expression|jql|cql|s
 """``filter``, ``filter_by_formula``, ``jql``: a filter language, not a value to match."""
 PROTOCOL = {"signature", "sig", "devid", "dev_id", "api_signature", "hmac", "read_mask",
              "api_version", "apiversion", "client_secret", "app_secret", "auth", "auth_token",
-             "authorization", "session_token", "nonce", "timestamp_signature"}
+             "authorization", "session_token", "nonce", "timestamp_signature",
+             "signature_method", "signature_version", "aws_access_key_id"}
 """Request signing, credentials and versions of the wire protocol (ptv's ``devid`` +
-``signature``, ``api-version``), required or not: on an OpenAPI query string they are the
-protocol's, as headers are."""
+``signature``, ``api-version``, SimpleDB's ``SignatureMethod``), required or not: on an
+OpenAPI query string they are the protocol's, as headers are."""
+SIGNED = {"signature", "sig", "api_signature", "hmac"}
+SIGNING_TIMES = {"timestamp", "ts", "time_stamp", "expires"}
+"""Beside a request signature, the time it was signed (SimpleDB's ``Timestamp``): protocol."""
 PRESENTATION = {"raw", "pretty", "debug", "verbose", "pass_through", "minify", "compact",
                  "human", "envelope", "suppress_response_codes"}
 """Options of how an answer is rendered or relayed (apideck's ``raw`` "include the raw
@@ -95,6 +99,21 @@ UPSERT = re.compile(r"\b(?:creates?|adds?|inserts?)\b[^.;]{0,80}?\bor (?:updates
 """A description saying the call creates a record or updates the existing one (AWS
 ``PutRemediationExceptions``: "adds a new exception or updates an existing"): an upsert, which
 neither create (a duplicate) nor update (a 404) reproduces."""
+def protocol(name: str, schema: dict[str, Any], given: set[str]) -> bool:
+    """Whether a required-or-not input belongs to the wire protocol whatever the operation:
+    signing, credentials, versions (:data:`PROTOCOL`), the time a signed request was signed,
+    or a required constant (AWS Query's ``Action=`` / ``Version=``). ``given``: the
+    operation's input names, snake-cased."""
+    snake = identifier(name)
+    return snake in PROTOCOL or (snake in SIGNING_TIMES and bool(given & SIGNED))
+
+
+def constant(schema: dict[str, Any]) -> bool:
+    """Whether an input admits one value only (AWS Query's ``Action=CreateLoadBalancer`` and
+    ``Version=2012-06-01``): required, it is part of the wire format, no choice of the caller."""
+    return len(schema.get("enum") or []) == 1
+
+
 def param_category(name: str, query_names: set[str]) -> str:
     """limit / offset / query / sort_by / order / control / value, from a parameter's name."""
     snake = identifier(name)

@@ -200,10 +200,14 @@ def split_verb(name: str) -> tuple[str, list[str]]:
     that ends in its verb is read noun-first (``"archival_memory_add"`` → ``add``). A verb
     inside the name that is as often a noun (``post``, ``view``, ``block``) yields to a verb
     ending it (``"blog_post_comments_list"`` lists blog post comments). A name with no verb
-    the rules know keeps its first word as the verb, to be reported.
+    the rules know keeps its first word as the verb, to be reported. One PascalCase word
+    (AWS's ``ExecuteChangeSet``) has no namespace: its first word is its verb, known or not
+    (never ``change`` of a ``set``, nor ``set`` of an ``execute_change``).
     """
     parts = identifier(name).split("_")
     if _known(parts[0]) or len(parts) == 1:
+        return parts[0], parts[1:]
+    if re.fullmatch(r"[A-Z][A-Za-z0-9]*", name):
         return parts[0], parts[1:]
     inner = next((i for i in range(1, len(parts) - 1) if _known(parts[i])), None)
     last = _known(parts[-1])

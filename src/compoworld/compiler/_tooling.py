@@ -21,16 +21,17 @@ from compoworld.compiler._param_reading import (
     PAGING,
     PLACES,
     PRESENTATION,
-    PROTOCOL,
     UPSERT,
     WIDENS,
     WRAPPED,
+    constant,
     edits,
     is_flag,
     members,
     names_records_of,
     option_type,
     param_category,
+    protocol,
     range_bound,
     says_direction,
 )
@@ -129,6 +130,14 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                           "whole")
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
+    pair = next((n[:-5] for n in sorted(given) if n.endswith("_name") and f"{n[:-5]}_value"
+                 in given), None)
+    if op == "update" and pair:  # sns SetTopicAttributes(TopicArn, AttributeName, AttributeValue)
+        asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
+                   reason=f"sets the entry {pair}_name of a map to {pair}_value: no field is "
+                          "written whole")
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
     reads = op in ("list", "search", "count", "summary")
     writes = op in ("create", "send", "update", "transition", "compute")
     one = op in ("get", "update", "delete", "transition")
@@ -179,8 +188,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                           required=bool(required) or None))
             continue
         if plan.transport and name not in plan.body and (
-                category == "control" or identifier(name) in PROTOCOL or (
-                not required and (identifier(name) in PRESENTATION or (
+                category == "control" or protocol(name, schema, given)
+                or (required and constant(schema)) or (not required and (identifier(name) in PRESENTATION or (
                     OPTIONS.match(identifier(name)) and schema.get("type") == "boolean")))):
             continue  # protocol, not operation (see ToolPlan.transport)
         if not plan.transport and identifier(name) in PAGING and range_bound(
@@ -242,6 +251,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             # macie2's onlyAssociated: true narrows to associated accounts, false answers all
             drop(name, required, "narrows which records answer when true (no field to match)")
             continue
+        if op in ("create", "update") and schema.get("type") == "object" and pname in (
+                entity, entity.split("_")[-1]) and name not in plan.body:
+            # ses' CreateReceiptRule / UpdateReceiptRule(RuleSetName, Rule={Name, ...}): the
+            # rule itself, named by the Name inside it, never a `rule` value of a record
+            drop(name, required, f"is the {entity} itself, passed whole (its key lies inside)")
+            continue
         if op == "update" and pname in EDIT_LISTS and records_list and edits(items):
             # waf's UpdateByteMatchSet(updates=[{Action: INSERT | DELETE, ...}])
             drop(name, required, "is a list of edits (a patch document), no value written whole")
@@ -283,6 +298,11 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                 continue
             add(ParamSpec(name=pname, role="filter", field=fname, description=text,
                           required=bool(required), op="eq"))
+            continue
+        if op == "update" and plan.id_param and pname == f"new_{identifier(plan.id_param)}":
+            # docdb's ModifyDBInstance(DBInstanceIdentifier, NewDBInstanceIdentifier): a rename
+            # of the record's id, which the engine keeps (a later get by the new one would 404)
+            drop(name, required, "renames the record's id (ids are kept)")
             continue
         if op == "update" and pname.startswith("new_") and (pname[4:] in (
                 *draft.fields, *plan.keys, "name") or f"old_{pname[4:]}" in given):
