@@ -125,3 +125,46 @@ def test_request_signing_is_protocol():
     create, delete = _get(tools, "CreateDomain"), _get(tools, "DeleteDomain")
     assert {p.name for p in create.params} == {"domain_name"} and not create.simulated
     assert delete.op == "delete" and {p.name for p in delete.params} == {"domain_name"}
+
+
+def test_a_put_whose_operation_creates_is_no_update():
+    # Azure's PUT /subscriptionDefinitions/{name} (SubscriptionDefinitions_Create, "Create an
+    # Azure subscription definition") was an update, refusing (404) every new definition
+    tools, _ = _compile("azure_subscription_definitions")
+    put = tools["PUT /providers/Microsoft.Subscription/subscriptionDefinitions/"
+                "{subscriptionDefinitionName}"]
+    assert put.simulated and "client-chosen id" in (put.simulated_reason or "")
+    get = tools["GET /providers/Microsoft.Subscription/subscriptionDefinitions/"
+                "{subscriptionDefinitionName}"]
+    assert get.op == "get" and not get.simulated
+
+
+def test_a_start_and_end_date_bound_a_window():
+    # shoppingcontent's GET /{merchantId}/orderreturns?createdStartDate=&createdEndDate=
+    # ("created before this date (inclusively)"): equality on invented fields before
+    tools, _ = _compile("google_shoppingcontent_orderreturns")
+    listing = tools["GET /{merchantId}/orderreturns"]
+    assert not listing.simulated, listing.simulated_reason
+    bounds = {p.name: (p.field, p.op) for p in listing.params if p.role == "filter"}
+    assert bounds["created_start_date"] == ("created_at", "gte")
+    assert bounds["created_end_date"] == ("created_at", "lte")
+
+
+def test_a_check_in_is_no_computation():
+    # hetras' POST /bookings/{confirmationId}/reservations/{reservationNumber}/check_in (the
+    # path and answer's shape only: the spec states no license) checks a guest in; `check`
+    # read it as a lookup answering drawn values
+    ok = {"200": {"description": "ok", "content": {"application/json": {"schema": {
+        "type": "object", "properties": {"status": {"type": "string"}}}}}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/bookings/{confirmationId}/reservations/{reservationNumber}/check_in": {"post": {
+            "operationId": "Bookings_CheckIn",
+            "parameters": [{"in": "path", "name": n, "required": True,
+                            "schema": {"type": "string"}}
+                           for n in ("confirmationId", "reservationNumber")],
+            "responses": ok}}}}
+    result = compile_openapi(doc, name="booking", domain="travel",
+                             provenance=Provenance(source="hetras-certification.net/booking"))
+    (tool,) = verify_spec(result.spec).spec.tools
+    assert tool.simulated or not (tool.rule or "").startswith("compute:")
+    assert "compute" not in (tool.rule or "")

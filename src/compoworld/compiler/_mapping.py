@@ -106,6 +106,10 @@ def _keyed_noun(chain: list[list[str | None]]) -> bool:
     return bool(chain[start][0] and chain[start][1] and all(c[1] for c in chain[start:]))
 
 
+_PARTICLES = {"in", "out", "up", "off", "on"}
+"""Particles making a phrasal verb of a word (``check_in``, ``check_out``): a compute verb
+followed by one names another action."""
+
 _CONVERSION = re.compile(r"^[A-Za-z]+[-_]to[-_][A-Za-z]+$|^[a-z]+To[A-Z][a-z]+$")
 """A path word naming a conversion: ``text-to-speech``, ``speech_to_text``, ``htmlToPdf``."""
 
@@ -188,6 +192,8 @@ def _map(op: Operation) -> ToolPlan | None:
     if verb is None:
         kind = "item" if id_param else "collection"
         last_words = set(identifier(str(chain[-1][0])).split("_"))
+        if last_words & _PARTICLES:  # check_in, sign_up: a phrasal verb, never the check verb
+            last_words -= COMPUTE_VERBS
         if (kind == "collection" and op.method == "GET"
                 and (words & COMPUTE_NOUNS or path_words & COMPUTE_VERBS)) or (
                 op.method == "POST" and last_words & COMPUTE_VERBS and not op.many):
@@ -206,6 +212,14 @@ def _map(op: Operation) -> ToolPlan | None:
         if (op.method, kind) not in rest:
             return subrecord_write(op, plan)
         plan.op, plan.rule = rest[(op.method, kind)]
+        named_words = identifier(re.split(r"[_.#/:]", op.operation_id)[-1]).split("_")
+        if op.method == "PUT" and "update" not in named_words and "create" in (
+                classify_verb(opid_verb(op) or ""), classify_verb(named_words[0])):
+            # Azure's SubscriptionDefinitions_Create: PUT .../{name} creates the record the
+            # path names (a client-chosen id); the mapped update would refuse it (404)
+            op.reason = (f"PUT {op.operation_id!r} creates the {entity} its path names (a "
+                         "client-chosen id), which neither create nor update reproduces")
+            return None
         if op.method == "POST":  # POST is where RPC hides: the operation id's verb decides
             named = opid_verb(op)
             family = classify_verb(named) if named else None

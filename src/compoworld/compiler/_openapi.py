@@ -89,7 +89,13 @@ def _body(resolver: Resolver, op: dict[str, Any], place: str) -> _Body | None:
     entry = content.get(media)
     schema_node = entry.get("schema", {}) if isinstance(entry, dict) else {}
     where = place + "/requestBody/content/" + media.replace("/", "~1")
-    return _Body(kind, media, resolver.schema(schema_node, where))
+    schema = resolver.schema(schema_node, where)
+    if kind == "other" and "xml" in media and resolver.properties(schema, where):
+        # AWS Query's POST /#Action=CreateLoadBalancer (text/xml of CreateAccessPointInput):
+        # an XML body of an object's properties carries named values, as a form does; one
+        # without properties is a document (a SOAP envelope), not modelled
+        kind = "form"
+    return _Body(kind, media, schema)
 
 
 def _response(resolver: Resolver, op: dict[str, Any], place: str) -> tuple[dict[str, Any], str]:
@@ -234,7 +240,8 @@ def compile_openapi(doc: dict[str, Any], *, name: str, domain: str, provenance: 
                               for k, v in body_props.items()  # readOnly: never sent
                               if not (isinstance(v, dict) and v.get("readOnly") is True)}
             elif body is not None:
-                body_props = resolver.properties(body.schema, where)
+                body_props = {k: _items_read(v, resolver, f"{where}/requestBody/{k}")
+                              for k, v in resolver.properties(body.schema, where).items()}
                 body_required = [str(r) for r in body.schema.get("required") or []]
             record = flatten(record, resolver, response_place)
             operations.append(Operation(

@@ -184,6 +184,7 @@ def _read_as_noun(op: Operation, chain: list[list[str | None]], tail: list[str |
     if words[-1] == first and classify_verb(first) in ("list", "get") and named and _writes(named):
         return True
     return (tail is chain[-1] and tail[1] is None and op.method != "GET"
+            and "#Action=" not in op.path  # a Query action's GET is the same call, no noun
             and "GET" in op.method_paths and _writes(first) and len(last) > 3
             and singular(last) != last)
 

@@ -160,6 +160,10 @@ def range_bound(name: str, schema: dict[str, Any]) -> tuple[str, str] | None:
         return "created_at", "gt" if parts == ["after"] else "lt"  # not a paging cursor
     if len(parts) < 2:
         return None
+    if len(parts) == 3 and parts[0] in _TIME_BASES and parts[-1] in (
+            "date", "time", "timestamp", "at") and parts[1] in ("start", "end", "from", "to"):
+        # shoppingcontent's createdStartDate / createdEndDate: a window on the creation date
+        return _TIME_BASES[parts[0]], "gte" if parts[1] in ("start", "from") else "lte"
     head, tail, rest_head, rest_tail = parts[0], parts[-1], parts[1:], parts[:-1]
     for words, rest in ((head, rest_head), (tail, rest_tail)):
         if words in ("from", "to", "start", "end") and not (

@@ -238,8 +238,10 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
             continue
-        if reads and not plan.transport and LIMITS.fullmatch(pname):
-            add(ParamSpec(name=pname, role="limit", description=text))  # max_records
+        if op in ("list", "search") and LIMITS.fullmatch(pname):
+            # max_records (AWS MaxRecords, "The maximum number of records to include"): a page
+            # size on every importer, never equality on an invented field
+            add(ParamSpec(name=pname, role="limit", description=text))
             continue
         if reads and ((OPTIONS.match(pname) and schema.get("type") == "boolean")
                       or EXPRESSIONS.search(pname) or (pname in ("fields", "properties") and
@@ -247,12 +249,13 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             drop(name, required, "says what to answer or holds a filter expression, not a "
                                  "value to match")
             continue
-        if reads and pname.startswith("only_") and is_flag(schema):
-            # macie2's onlyAssociated: true narrows to associated accounts, false answers all
+        if reads and (pname.startswith("only_") or pname.endswith("_only")) and is_flag(schema):
+            # macie2's onlyAssociated: true narrows to associated accounts, false answers all;
+            # elasticache's DefaultOnly: only the default engine version
             drop(name, required, "narrows which records answer when true (no field to match)")
             continue
         if op in ("create", "update") and schema.get("type") == "object" and pname in (
-                entity, entity.split("_")[-1]) and name not in plan.body:
+                entity, entity.split("_")[-1]):
             # ses' CreateReceiptRule / UpdateReceiptRule(RuleSetName, Rule={Name, ...}): the
             # rule itself, named by the Name inside it, never a `rule` value of a record
             drop(name, required, f"is the {entity} itself, passed whole (its key lies inside)")
