@@ -168,3 +168,30 @@ def test_a_check_in_is_no_computation():
     (tool,) = verify_spec(result.spec).spec.tools
     assert tool.simulated or not (tool.rule or "").startswith("compute:")
     assert "compute" not in (tool.rule or "")
+
+
+def test_tagging_a_resource_merges_its_tags():
+    # iotfleethub's TagResource (POST /tags/{resourceArn}, {tags}) adds tags; an update
+    # replaced the whole map
+    tools, _ = _compile("aws_iotfleethub_tags")
+    tag = tools["POST /tags/{resourceArn}"]
+    assert tag.simulated and "merges a map" in (tag.simulated_reason or "")
+
+
+def test_name_value_pairs_in_a_list_are_map_entries():
+    # memorydb's UpdateParameterGroup(ParameterGroupName, ParameterNameValues=[{ParameterName,
+    # ParameterValue}]) sets those parameters and keeps the rest; the list was written whole
+    tools, _ = _compile("aws_memorydb_parameter_group")
+    update = tools["POST /#X-Amz-Target=AmazonMemoryDB.UpdateParameterGroup"]
+    assert update.simulated and "'ParameterNameValues'" in (update.simulated_reason or "")
+    assert not tools["POST /#X-Amz-Target=AmazonMemoryDB.CreateParameterGroup"].simulated
+
+
+def test_a_range_inside_an_object_is_no_equality():
+    # kinesis video's ListFragments(FragmentSelector={TimestampRange: {StartTimestamp,
+    # EndTimestamp}}): flattened, the bounds were equality filters on invented fields
+    tools, _ = _compile("aws_kinesis_video_list_fragments")
+    listing = tools["POST /listFragments"]
+    assert listing.simulated
+    assert "fragment_selector_timestamp_range_start_timestamp" not in {
+        p.name for p in listing.params if p.role == "filter"}

@@ -76,6 +76,15 @@ def edits(items: Any) -> bool:
         {identifier(k) for k in props} & {"action", "op", "operation", "change_type"})
 
 
+def map_entries(items: Any) -> bool:
+    """Whether list items are entries of a map, each a name and its value (memorydb's
+    ``ParameterNameValues=[{ParameterName, ParameterValue}]``): an update sets those entries
+    and keeps the others, so the list is no value written whole."""
+    props = items.get("properties") if isinstance(items, dict) else None
+    words = [identifier(k).split("_")[-1] for k in props] if isinstance(props, dict) else []
+    return ("name" in words or "key" in words) and "value" in words
+
+
 def is_flag(schema: dict[str, Any]) -> bool:
     """A boolean, or a string that takes ``true`` / ``false`` (AWS query flags)."""
     if schema.get("type") == "boolean":

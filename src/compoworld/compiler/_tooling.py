@@ -27,6 +27,7 @@ from compoworld.compiler._param_reading import (
     constant,
     edits,
     is_flag,
+    map_entries,
     members,
     names_records_of,
     option_type,
@@ -260,6 +261,16 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             # rule itself, named by the Name inside it, never a `rule` value of a record
             drop(name, required, f"is the {entity} itself, passed whole (its key lies inside)")
             continue
+        if op == "update" and records_list and map_entries(items):
+            # memorydb's UpdateParameterGroup(ParameterNameValues=[{ParameterName, ...}])
+            drop(name, required, "sets entries of a map (name / value pairs), keeping the rest")
+            continue
+        if reads and "range" in pname.split("_")[:-1] and {"start", "end", "from", "to", "min",
+                "max", "begin"} & set(pname.split("_")[pname.split("_").index("range"):]):
+            # kinesis' FragmentSelector.TimestampRange.StartTimestamp: a window on the
+            # timestamp the selector's type names, no field of its own
+            drop(name, required, "bounds a range held in an object (not modelled)")
+            continue
         if op == "update" and pname in EDIT_LISTS and records_list and edits(items):
             # waf's UpdateByteMatchSet(updates=[{Action: INSERT | DELETE, ...}])
             drop(name, required, "is a list of edits (a patch document), no value written whole")
@@ -321,6 +332,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         within = reads and pname in PLACES  # a folder or prefix holds what is under it
         add(ParamSpec(name=pname, role=role, field=fname, description=text, required=need,
                       op="in" if member else "contains" if within else "eq"))
+    if op == "update" and not dropped and {p.field for p in params if p.role == "field"} == {
+            "tags"}:
+        # iotfleethub's TagResource (POST /tags/{resourceArn}, tags): tags are added to the
+        # resource's, never its whole map replaced
+        asm.opaque(tool_name, plan.description or _describe(plan), inputs, record,
+                   reason="adds tags to the record's (merges a map): the mapped update would "
+                          "replace them", source=plan.source, writes=True)
+        asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
+        return
     if dropped:
         reason = (f"declared parameter{'s' if len(dropped) > 1 else ''} "
                   f"{', '.join(repr(d) for d in dropped)} ha{'ve' if len(dropped) > 1 else 's'} "
