@@ -195,3 +195,12 @@ def test_a_range_inside_an_object_is_no_equality():
     assert listing.simulated
     assert "fragment_selector_timestamp_range_start_timestamp" not in {
         p.name for p in listing.params if p.role == "filter"}
+
+
+def test_a_maximum_number_of_records_is_a_page_size():
+    # SimpleDB's ListDomains(MaxNumberOfDomains, NextToken): "the maximum number of domain
+    # names you want returned"; it was equality on an invented field
+    tools, _ = _compile("aws_sdb_list_domains")
+    listing = _get(tools, "ListDomains")
+    assert not listing.simulated, listing.simulated_reason
+    assert {p.name: p.role for p in listing.params}["max_number_of_domains"] == "limit"

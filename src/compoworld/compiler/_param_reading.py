@@ -29,8 +29,10 @@ PAGING = {"page", "cursor", "start_cursor", "page_token", "pagetoken", "next_tok
            "offset_token", "marker", "next_marker", "start_key", "exclusive_start_key"}
 """Paging by a token or a page number, which the engine's offset paging cannot honour."""
 LIMITS = re.compile(r"(?:max|maximum)_(?:records|results|items|rows|entries|count|hits)|"
-                     r"(?:records|results|items|rows|entries)_(?:max|limit)")
-"""``max_records``: how many to answer, a page size, never a bound of a field."""
+                     r"(?:records|results|items|rows|entries)_(?:max|limit)|"
+                     r"(?:max|maximum)_number_of_[a-z]+s")
+"""``max_records``, SimpleDB's ``MaxNumberOfDomains``: how many to answer, a page size, never a
+bound of a field."""
 OPTIONS = re.compile(r"(?:include|show|with|return|expand|fetch)_")
 """``include_hidden``, ``show_archived``: whether more is answered, never equality."""
 EXPRESSIONS = re.compile(r"(?:^|_)(?:filter|filters|formula|expression|jql|cql|sql|where)$|"
