@@ -50,7 +50,7 @@ def _stuck_at(walked: Walk) -> str:
     options = walked.options()
     nxt = ",".join(f"{stages[i].kind}:{'|'.join(sorted(stages[i].ops))}"
                    + ("+new" if stages[i].new_service else "") for i in options)
-    return f"{'>'.join(walked.motif.names)} @ {nxt or 'end'}"
+    return f"{'>'.join(walked.motif.names)} @ {nxt or 'end'} [{len(set(walked.services))} services]"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -302,11 +302,13 @@ def motif(name: str) -> Motif:
 
 def draw_motif(rng: random.Random, length: int,
                fits: Callable[[Stage], bool] | None = None) -> Motif:
-    """The first motif a walk of ``length`` steps follows: uniform among those whose lengths
-    hold it (any, for a length past every motif's: the walk goes on with more pieces of work,
-    :func:`continued`). With ``fits``, only motifs with a stage it accepts are drawn where
-    there are any (a walk aiming at a tool follows a motif that tool has a place in)."""
-    drawn = [m for m in _MOTIFS if m.lengths[0] <= length <= m.lengths[1]] or list(_MOTIFS)
+    """The first motif a walk of ``length`` steps follows: uniform among those that need no
+    more steps than that (one whose most steps fall short of ``length`` is followed by more
+    pieces of work, :func:`continued`; drawing only motifs whose most steps reach a long
+    length would give nearly every long walk the one loosest motif). With ``fits``, only motifs
+    with a stage it accepts are drawn where there are any (a walk aiming at a tool follows a
+    motif that tool has a place in)."""
+    drawn = [m for m in _MOTIFS if m.lengths[0] <= length] or list(_MOTIFS)
     if fits is not None:
         drawn = [m for m in drawn if any(map(fits, m.stages))] or drawn
     return rng.choice(drawn)

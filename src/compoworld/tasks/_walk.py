@@ -123,6 +123,13 @@ class Walk:
         motif)."""
         return bool(self.followed())
 
+    def piece_services(self) -> set[str]:
+        """The services the current piece of work has touched: a stage's ``new_service`` is
+        one this piece has not (a later piece crosses over from where it began, and may go on
+        in a service an earlier piece wrote to — else a walk at its most services could take
+        up no other piece that crosses over)."""
+        return set(self.services[self.piece_starts[-1] if self.piece_starts else 0:])
+
     @property
     def fans_out(self) -> bool:
         """Whether a step fits a stage the motif does for each item of a list."""
@@ -251,13 +258,14 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
         options = current.options()
         used = {s.tool for s in current.steps}
         touched = set(current.services)
+        own = current.piece_services()
         fitting: dict[str, list[int]] = {}
         for n in sorted(ctx.next_tools(used)):
             if n in used or not (graph.nodes[n].service in touched
                                  or len(touched) < max_services) or any(
                     key is None or key not in current.by_key for key in ctx.needs[n]):
                 continue  # used, past the services allowed, or an id it needs never found
-            stages = [i for i in options if admits(ctx, current.motif.all_stages[i], n, touched)]
+            stages = [i for i in options if admits(ctx, current.motif.all_stages[i], n, own)]
             if stages:
                 fitting[n] = stages
         candidates = spread(ctx, sorted(fitting), rng)
@@ -331,7 +339,7 @@ def _go_on(ctx: Context, walk_: Walk, rng: random.Random, length: int,
         graph.nodes[n].service in touched or len(touched) < max_services) and all(
         key is not None and key in walk_.by_key for key in ctx.needs[n]))
     more = continued(walk_.motif, rng,
-                     lambda stage: any(admits(ctx, stage, n, touched) for n in takeable),
+                     lambda stage: any(admits(ctx, stage, n, set()) for n in takeable),
                      frozenset(walk_.dropped))
     if more is None:
         return stop("max-pieces" if len(walk_.motif.names) >= MAX_PIECES else "no-piece-opens")
@@ -416,7 +424,9 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
         return refuse("needs")  # an id it needs was never found (cheap check before filling)
     ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
     tool = env.tools[name]
-    filled = fill_step(ctx, walk_, name, tool, rng, fake)
+    wanted = frozenset() if stages is None or walk_.motif is None else frozenset().union(
+        *(walk_.motif.all_stages[i].takes for i in stages))
+    filled = fill_step(ctx, walk_, name, tool, rng, fake, wanted)
     if filled is None:
         return refuse("fill")
     arguments, sources = filled
