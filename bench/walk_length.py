@@ -34,12 +34,12 @@ from collections import Counter
 
 from faker import Faker
 
-from compoworld.tasks import Task
+from compoworld.tasks import SETTINGS, Task
 from compoworld.tasks._context import context
 from compoworld.tasks._generate import _plan, generate_task, world_seed
 from compoworld.tasks._walk import Walk, _kept, walk
 from compoworld.types import derive_seed
-from scenarios import SETTINGS, _cpu_seconds
+from scenarios import _cpu_seconds
 
 
 def _stuck_at(walked: Walk) -> str:

@@ -65,6 +65,14 @@ class GenerationSettings:
     services: tuple[str, ...] | None = None
 
 
+SETTINGS: dict[str, GenerationSettings] = {
+    "default": GenerationSettings(),
+    "long": GenerationSettings(min_steps=8, max_steps=12, distractors=10),
+}
+"""Named settings. ``long``: the release's layout — walks of 8–12 kept steps (fan-outs make
+more calls), crossing up to 7 services, and 10 distractor services mounted beside them."""
+
+
 @dataclass
 class GenerationStats:
     """Walks attempted, tasks kept, and rejections per gate."""
