@@ -348,7 +348,7 @@ def _go_on(ctx: Context, walk_: Walk, rng: random.Random, length: int,
     return True
 
 
-_DROPS = 2
+_DROPS = 4
 """Pieces of work a walk may start and undo (:func:`_go_on`) before it stops."""
 
 
