@@ -1,6 +1,7 @@
 """Why plans are shorter than the length drawn for them: per cause, with counts.
 
-    python bench/walk_length.py [--attempts 300] [--seed 0] [--setting default|long] [--json]
+    python bench/walk_length.py [--attempts 300] [--seed 0] [--setting default|long]
+                                [--walk-length LOW-HIGH] [--json]
 
 Each attempt (from 10,000, as ``bench/scenarios.py`` starts) is walked exactly as generation
 walks it (``tasks._generate``'s derivation: world, randomness, drawn length), then generated in
@@ -24,6 +25,7 @@ tasks below the setting's fewest steps. A measurement, not a test: exit 0 whatev
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -58,9 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attempts", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--setting", choices=sorted(SETTINGS), default="long")
+    parser.add_argument("--walk-length", help="the setting's steps instead, e.g. 12-16")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     settings = SETTINGS[args.setting]
+    if args.walk_length:
+        low, _, high = args.walk_length.partition("-")
+        settings = dataclasses.replace(settings, min_steps=int(low), max_steps=int(high or low))
     fake = Faker("en_US")
     causes, stops, refusals, stuck = Counter[str](), Counter[str](), Counter[str](), Counter[str]()
     lengths: dict[str, list[int]] = {"drawn": [], "kept": [], "plan": [], "task": []}
@@ -105,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         del env
     seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu_started
     figures = {
-        "setting": args.setting, "attempts": args.attempts, "tasks": tasks,
+        "setting": args.setting, "steps": [settings.min_steps, settings.max_steps],
+        "attempts": args.attempts, "tasks": tasks,
         "causes": dict(causes.most_common()), "walk_stops": dict(stops.most_common()),
         "refusals_at_last_step": dict(refusals.most_common()),
         "stuck_at": dict(stuck.most_common(12)),
