@@ -22,10 +22,11 @@ be done **for each** item of a list found earlier (``each``: a fan-out). Never a
 name: a motif applies to any catalog whose tools have the shape.
 
 The walk (:func:`compoworld.tasks._walk.walk`) draws one motif per attempt among those whose
-fewest steps fit in the length drawn (:func:`draw_motif`), and takes only steps that fit its next stage: a step that fits
-no stage is not taken. The task records the motif (``Task.provenance["motif"]``) and the
-instruction states its purpose (:attr:`Motif.purposes`, one sentence drawn per task). A long
-walk (past :data:`ONE_PIECE` steps) follows two motifs in turn: ``Motif.then``.
+fewest steps fit in the length drawn (:func:`draw_motif`), and takes only steps that fit its
+next stage: a step that fits no stage is not taken. The task records the motif
+(``Task.provenance["motif"]``) and the instruction states its purpose (:attr:`Motif.purposes`,
+one sentence drawn per task). A walk that has done its motif short of its length goes on with
+more pieces of work in turn: ``Motif.then`` (:func:`continued`).
 
 Example:
     >>> motif = MOTIFS["notify-affected"]
