@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import statistics
 import sys
 import time
@@ -22,7 +23,7 @@ import orjson
 
 from compoworld.rollout import OracleAgent, run_episode
 from compoworld.scoring import score_trajectory
-from compoworld.tasks import GenerationSettings, generate_tasks
+from compoworld.tasks import SETTINGS, generate_tasks
 
 _DISCOVERY = {"list_services", "list_tools", "describe_tool"}
 
@@ -32,9 +33,8 @@ def _spread(values: list[float]) -> dict[str, float]:
 
 
 def figures(n: int, interface: str, long: bool, stumble: bool, seed: int) -> dict[str, object]:
-    settings = (GenerationSettings(min_steps=8, max_steps=12, distractors=10,
+    settings = dataclasses.replace(SETTINGS["long" if long else "default"],
                                    interface=interface)  # type: ignore[arg-type]
-                if long else GenerationSettings(interface=interface))  # type: ignore[arg-type]
     started = time.perf_counter()
     tasks = list(generate_tasks(n, seed=seed, settings=settings))
     agent = OracleAgent(stumble=stumble)

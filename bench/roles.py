@@ -23,14 +23,9 @@ from datetime import date
 
 from compoworld.catalog import load_service
 from compoworld.service import Tool
-from compoworld.tasks import GenerationSettings, Task, generate_tasks
+from compoworld.tasks import SETTINGS, Task, generate_tasks
 from compoworld.tasks._role_audit import audit
 from compoworld.types import Pool
-
-SETTINGS = {
-    "default": GenerationSettings(),
-    "long": GenerationSettings(min_steps=8, max_steps=12, distractors=10),
-}
 
 
 def figures(tasks: list[Task]) -> dict[str, object]:

@@ -35,15 +35,11 @@ from collections import Counter
 from datetime import date
 
 from compoworld.catalog import load_service
-from compoworld.tasks import GenerationSettings, GenerationStats, Task, generate_tasks
+from compoworld.tasks import SETTINGS, GenerationStats, Task, generate_tasks
 from compoworld.tasks._model import Capability
 from compoworld.types import Pool
 from roles import figures as role_figures
 
-SETTINGS = {
-    "default": GenerationSettings(),
-    "long": GenerationSettings(min_steps=8, max_steps=12, distractors=10),
-}
 TARGETS = {"median_words": "120-400", "names_a_tool": 0.0, "rule": 0.40, "trap": 0.25,
            "report": 0.30, "label_min": 0.03, "tools_used": 0.35, "max_person_share": 0.01,
            "tasks_per_s": 50.0}

@@ -2,6 +2,7 @@
 services alike; tool choices are weighted against hubs, deterministically."""
 
 import random
+from collections import Counter
 
 import pytest
 from faker import Faker
@@ -26,7 +27,7 @@ from compoworld.tasks._motifs import (
     without_last,
 )
 from compoworld.tasks._purpose import PURPOSES, holds
-from compoworld.tasks._walk import Walk, path_role, walk
+from compoworld.tasks._walk import OUTCOMES, STOPS, Walk, _kept, path_role, walk
 from compoworld.types import derive_seed
 
 HAND_WRITTEN = {"calendar", "contacts", "crm", "helpdesk", "mail", "payments", "tasks"}
@@ -58,8 +59,9 @@ def _assert_follows(ctx, walked: Walk) -> None:
         assert stage.admits(node, op, ctx.work.services[service].domain), (step.tool, stage)
         if stage.kind == "write":
             assert journal_operations(net_changes(walked.changes[index])) & stage.ops
-        if stage.new_service:
-            assert service not in walked.services[:index], step.tool
+        if stage.new_service:  # one the piece of work this step is in has not touched
+            begins = max(p for p in (0, *walked.piece_starts) if p <= index)
+            assert service not in walked.services[begins:index], step.tool
         taken = [(s.semantic, path_role(s.path or "")) for s in step.sources.values()
                  if s.kind == "step"]
         assert stage.fits(taken), (step.tool, taken, stage)
@@ -151,6 +153,40 @@ def test_long_walks_go_on_with_more_pieces_of_work():
         _assert_follows(ctx, walked)
     # Long walks reach past one piece of work: some follow two motifs or more.
     assert any(len(w.followed()) >= 2 for w in walks), [w.followed() for w in walks]
+
+
+def test_a_long_walk_may_begin_with_any_motif_that_fits_in_its_length():
+    # Drawn only among motifs whose most steps reach 12, every walk of 12 would begin with the
+    # one loosest motif; any motif can be followed by more pieces of work.
+    drawn = Counter(draw_motif(random.Random(i), 12).name for i in range(900))
+    assert set(drawn) == {m.name for m in MOTIFS.values() if m.lengths[0] <= 12}
+    assert max(drawn.values()) < 2 * 900 / len(drawn)
+
+
+def test_long_walks_keep_their_length_or_say_why_they_stopped():
+    ctx = context(0)
+    fake = Faker("en_US")
+    walks = []
+    for attempt in range(6):
+        rng = random.Random(derive_seed(5, "long", attempt))
+        fake.seed_instance(attempt)
+        ctx.fresh_work()
+        walked = walk(ctx, rng, fake, 10)
+        if walked is not None:
+            _assert_follows(ctx, walked)
+            walks.append(walked)
+    assert len(walks) >= 3
+    for walked in walks:
+        why = walked.stopped.rpartition("/")[2]
+        assert why in STOPS, walked.stopped
+        if why == "length":
+            assert _kept(ctx, walked) >= 10
+        if walked.stopped.startswith("refused/"):  # candidates there were, each refused
+            assert walked.refusals and set(walked.refusals) <= set(OUTCOMES)
+    # A later piece of work crosses over from where it began, not only into a service no
+    # earlier piece touched: long walks keep their length often (most, over many).
+    assert sum(_kept(ctx, w) >= 10 for w in walks) * 3 >= len(walks), [
+        (_kept(ctx, w), w.stopped) for w in walks]
 
 
 def test_an_unknown_motif_is_a_clear_error():

@@ -208,3 +208,32 @@ def test_a_fan_out_keeps_roles_for_every_item(env) -> None:
 
     assert add_fanout(plan(outside), env, _random.Random(0)) is not None
     assert add_fanout(plan([outside[0], pool.user.company.name]), env, _random.Random(0)) is None
+
+
+def test_a_fan_out_does_each_write_about_the_picked_item_for_every_item(env) -> None:
+    """Two writes about the same picked item of one list are both done for each item ("for
+    each company: a support customer and a CRM account"); a write about another list's item is
+    left as it was."""
+    import random as _random
+
+    from compoworld.tasks._fanout import add_fanout
+    from compoworld.tasks._model import Selection
+
+    pool = env.pool
+    outside = [c.name for c in pool.companies if c != pool.user.company][:3]
+    listed = {"items": [{"company": n, "n": i} for i, n in enumerate(outside)]}
+    pick = ArgSource(kind="step", step=0, path="items.0.company", semantic="CompanyName",
+                     selection=Selection(by="n", order="min"))
+    support = "apideck_customer_support__create_customer"
+    plan = [Step(tool="contacts__list_contacts", arguments={}, sources={}, output=listed),
+            Step(tool=support, arguments={"company_name": outside[0]},
+                 sources={"company_name": pick}, output={}),
+            Step(tool="crm__create_account", arguments={"name": outside[0]},
+                 sources={"name": pick}, output={})]
+    fanned = add_fanout(plan, env, _random.Random(0))
+    assert fanned is not None and len(fanned) == 1 + 2 * len(outside)
+    for tool, field in ((support, "company_name"), ("crm__create_account", "name")):
+        copies = [s for s in fanned if s.tool == tool]
+        assert [s.arguments[field] for s in copies] == outside  # one per item, in order
+        assert all(s.sources[field].each and s.sources[field].selection is None
+                   for s in copies)

@@ -7,6 +7,7 @@ from compoworld.tasks._context import select_services
 from compoworld.tasks._diff import net_changes, rows_by_id, run_diff
 from compoworld.tasks._file import load_tasks
 from compoworld.tasks._generate import (
+    SETTINGS,
     WORLD_BATCH,
     GenerationSettings,
     GenerationStats,
@@ -28,6 +29,7 @@ from compoworld.tasks._verify import verify_task
 from compoworld.tasks._world import build_world
 
 __all__ = [
+    "SETTINGS",
     "WORLD_BATCH",
     "ArgSource",
     "Call",

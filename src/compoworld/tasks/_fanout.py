@@ -28,8 +28,9 @@ def _get(data: object, parts: list[str]) -> object:
 
 def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[Step] | None:
     """``plan`` with one write repeated over the items of the list its selection picks from,
-    or None where no write allows it (its selected values from one list of 2–6 items, nothing
-    later using its result)."""
+    and with it every other write whose selected values come from that list, or None where no
+    write allows it (its selected values from one list of 2–6 items, nothing later using its
+    result)."""
     used = {src.step for s in plan for src in s.sources.values() if src.step is not None}
     options = []
     for index, step in enumerate(plan):
@@ -45,10 +46,19 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
         if isinstance(items, list) and 2 <= len(items) <= MAX_ITEMS:
             options.append((index, source, list_path, len(items)))
     rng.shuffle(options)  # tried in a drawn order: the first whose items give distinct writes
-    for index, source, _, count in options:
+    for index, source, list_path, count in options:
         made = _fanned(plan, env, index, source, count)
-        if made is not None:
-            return made
+        if made is None:
+            continue
+        # The other writes about the same item of the same list are done for each item too
+        # ("for each deal: invoice it and tell its contact"), not for one of them; the latest
+        # first, so that an earlier write's place in the plan stays as it was.
+        for other, o_source, o_path, _ in sorted(options, reverse=True):
+            if (o_source, o_path) == (source, list_path) and other != index:
+                at = other + count - 1 if other > index else other  # past the first's copies
+                wider = _fanned(made, env, at, source, count)
+                made = wider if wider is not None else made
+        return made
     return None
 
 

@@ -105,9 +105,15 @@ def _ordered(tool: Tool, service: str) -> list[tuple[Param, Key | None]]:
 
 
 def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Random,
-          fake: Faker) -> tuple[dict[str, Any], dict[str, ArgSource]] | None:
+              fake: Faker, wanted: frozenset[str] = frozenset()
+              ) -> tuple[dict[str, Any], dict[str, ArgSource]] | None:
     """Arguments for ``tool``: from earlier answers where the types match, else from the user.
     None when a required argument cannot be filled or none comes from an earlier step.
+
+    An optional parameter takes a found value half the time, always where its type is one of
+    ``wanted`` (the semantic types, ``"id"`` for a record, that the motif stage the step is
+    tried for takes: :attr:`compoworld.tasks._motifs.Stage.takes`) — else a step that can fit
+    the stage would be refused for the value it was not given.
 
     The first step may also take one optional filter the user states (an attendee's email, a
     deal owner's name): the walk then starts from something the user knows."""
@@ -144,7 +150,8 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
                 arguments[param.name] = value
                 sources[param.name] = ArgSource(kind="user", semantic=param.semantic)
             continue
-        if usable and (param.required or rng.random() < 0.5):
+        if usable and (param.required or (key is not None and (
+                key[1] if key[0] == "type" else "id") in wanted) or rng.random() < 0.5):
             # Values about one thing come from one record: a name and an email of one person.
             chosen = max(usable, key=lambda k: (_record_of(k) == anchor, k.service != service,
                                                 k.step, -len(k.fact.path)))

@@ -65,6 +65,14 @@ class GenerationSettings:
     services: tuple[str, ...] | None = None
 
 
+SETTINGS: dict[str, GenerationSettings] = {
+    "default": GenerationSettings(),
+    "long": GenerationSettings(min_steps=8, max_steps=12, distractors=10),
+}
+"""Named settings. ``long``: the release's layout — walks of 8–12 kept steps (fan-outs make
+more calls), crossing up to 7 services, and 10 distractor services mounted beside them."""
+
+
 @dataclass
 class GenerationStats:
     """Walks attempted, tasks kept, and rejections per gate."""
@@ -232,13 +240,17 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         return "replay", signature
     if fanned is not None:
         ran = run_planted(ctx.fresh_work(), fanned)
-        if ran is None or not separate(*ran):
-            return "fan_out", signature
-        answers = [_restep(a, plan, ran[0]) for a in answers]
-        plan, changes = ran
-        signature = _signature(plan, condition)
-        if seen is not None and signature in seen:
-            return "duplicate", signature
+        if ran is not None and separate(*ran):
+            answers = [_restep(a, plan, ran[0]) for a in answers]
+            plan, changes = ran
+            signature = _signature(plan, condition)
+            if seen is not None and signature in seen:
+                return "duplicate", signature
+        else:  # a copy refused, or copies that rewrite one record: the plan as it was
+            ran = run_planted(ctx.fresh_work(), plan)
+            if ran is None:
+                return "fan_out", signature
+            plan, changes = ran
     if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
         traded = add_tradeoff(plan, env, rng)
         if traded is not None and all(a.step is not None and a.step < traded[1]

@@ -14,17 +14,19 @@ step comes next in terms every service shares, hand-written or compiled:
   before: a message, an invitation, an account for that person);
 * the **role** of what it takes, from the field the value was found in (an ``owner`` or
   ``assignee``: the person responsible; see ``tasks._fill._role``);
-* whether it must be in a **service the walk has not touched yet** (the work crosses over).
+* whether it must be in a **service its piece of work has not touched yet** (the work
+  crosses over).
 
 A stage repeats (``repeat=(low, high)``; ``low == 0`` makes it optional) and a write stage may
 be done **for each** item of a list found earlier (``each``: a fan-out). Never a service's
 name: a motif applies to any catalog whose tools have the shape.
 
 The walk (:func:`compoworld.tasks._walk.walk`) draws one motif per attempt among those whose
-length fits the length drawn, and takes only steps that fit its next stage: a step that fits
-no stage is not taken. The task records the motif (``Task.provenance["motif"]``) and the
-instruction states its purpose (:attr:`Motif.purposes`, one sentence drawn per task). A long
-walk (past :data:`ONE_PIECE` steps) follows two motifs in turn: ``Motif.then``.
+fewest steps fit in the length drawn (:func:`draw_motif`), and takes only steps that fit its
+next stage: a step that fits no stage is not taken. The task records the motif
+(``Task.provenance["motif"]``) and the instruction states its purpose (:attr:`Motif.purposes`,
+one sentence drawn per task). A walk that has done its motif short of its length goes on with
+more pieces of work in turn: ``Motif.then`` (:func:`continued`).
 
 Example:
     >>> motif = MOTIFS["notify-affected"]
@@ -87,7 +89,8 @@ class Stage:
             the first takes one).
         roles: Roles (words of the field it was found in) the taken value must have (empty:
             any).
-        new_service: The step is in a service the walk has not touched yet.
+        new_service: The step is in a service its piece of work has not touched yet (a
+            later piece of a chain, :attr:`Motif.then`, may go on where an earlier one was).
         repeat: How many steps in a row this stage takes (low 0: optional).
         each: A write done for each item of a list found earlier (a fan-out, where the plan
             allows it).
@@ -302,11 +305,13 @@ def motif(name: str) -> Motif:
 
 def draw_motif(rng: random.Random, length: int,
                fits: Callable[[Stage], bool] | None = None) -> Motif:
-    """The first motif a walk of ``length`` steps follows: uniform among those whose lengths
-    hold it (any, for a length past every motif's: the walk goes on with more pieces of work,
-    :func:`continued`). With ``fits``, only motifs with a stage it accepts are drawn where
-    there are any (a walk aiming at a tool follows a motif that tool has a place in)."""
-    drawn = [m for m in _MOTIFS if m.lengths[0] <= length <= m.lengths[1]] or list(_MOTIFS)
+    """The first motif a walk of ``length`` steps follows: uniform among those that need no
+    more steps than that (one whose most steps fall short of ``length`` is followed by more
+    pieces of work, :func:`continued`; drawing only motifs whose most steps reach a long
+    length would give nearly every long walk the one loosest motif). With ``fits``, only motifs
+    with a stage it accepts are drawn where there are any (a walk aiming at a tool follows a
+    motif that tool has a place in)."""
+    drawn = [m for m in _MOTIFS if m.lengths[0] <= length] or list(_MOTIFS)
     if fits is not None:
         drawn = [m for m in drawn if any(map(fits, m.stages))] or drawn
     return rng.choice(drawn)

@@ -16,6 +16,7 @@ weights from the graph alone, so the same seed and attempt give the same walk in
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 
 from faker import Faker
@@ -28,6 +29,7 @@ from compoworld.tasks._diff import net_changes, undoes
 from compoworld.tasks._fill import Known, fill_step, path_role
 from compoworld.tasks._model import ArgSource, Selection, Step
 from compoworld.tasks._motifs import (
+    MAX_PIECES,
     Motif,
     continued,
     draw_motif,
@@ -61,6 +63,11 @@ class Walk:
     """Per piece of work after the first, the index of its first step."""
     dropped: set[str] = field(default_factory=set)
     """Motifs of pieces the walk started, could not finish and undid."""
+    stopped: str = ""
+    """Why the walk took no more steps (a key of :data:`STOPS`; set by :func:`_extend`)."""
+    refusals: dict[str, int] = field(default_factory=dict)
+    """At the last step the walk could not take: how many candidates each reason refused
+    (keys of :data:`OUTCOMES`)."""
 
     def stage_count(self) -> tuple[int, int]:
         """The current stage's index and how many steps in a row fit it (-1, 0: none yet)."""
@@ -115,6 +122,13 @@ class Walk:
         """Whether the walk has done its first motif's required stages (and so follows a
         motif)."""
         return bool(self.followed())
+
+    def piece_services(self) -> set[str]:
+        """The services the current piece of work has touched: a stage's ``new_service`` is
+        one this piece has not (a later piece crosses over from where it began, and may go on
+        in a service an earlier piece wrote to — else a walk at its most services could take
+        up no other piece that crosses over)."""
+        return set(self.services[self.piece_starts[-1] if self.piece_starts else 0:])
 
     @property
     def fans_out(self) -> bool:
@@ -202,6 +216,19 @@ OUTCOMES = {
 }
 """What became of a start a walk considered (``walk(trace=...)``), by key."""
 
+STOPS = {
+    "length": "its plan keeps the drawn length (and it has left its first service)",
+    "spare": "it took every spare step past its length",
+    "broken": "a replay of the walk diverged",
+    "unfinished": "its piece of work is not done, and no other may replace it",
+    "max-pieces": "its pieces of work done, and it follows the most a walk may",
+    "no-piece-opens": "its pieces of work done, and no motif's first stage fits a step it "
+                      "can take",
+}
+"""Why a walk stopped (``Walk.stopped``). ``no-candidate/<why>``: no tool fits the motif's
+next stages; ``refused/<why>``: some do, and every one failed (``Walk.refusals``); then, with
+``<why>`` one of these, why no more piece of work was taken up instead."""
+
 
 def _outcome(walk_: Walk) -> str:
     """What became of a walk extended from a start (a key of :data:`OUTCOMES`)."""
@@ -227,17 +254,18 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
                 len(set(current.services)) < 2 or _open_last_read(ctx, current)))):
         options = current.options()
         if not options and not _go_on(ctx, current, rng, length, max_services):
-            break
+            break  # _go_on said why
         options = current.options()
         used = {s.tool for s in current.steps}
         touched = set(current.services)
+        own = current.piece_services()
         fitting: dict[str, list[int]] = {}
         for n in sorted(ctx.next_tools(used)):
             if n in used or not (graph.nodes[n].service in touched
                                  or len(touched) < max_services) or any(
                     key is None or key not in current.by_key for key in ctx.needs[n]):
                 continue  # used, past the services allowed, or an id it needs never found
-            stages = [i for i in options if admits(ctx, current.motif.all_stages[i], n, touched)]
+            stages = [i for i in options if admits(ctx, current.motif.all_stages[i], n, own)]
             if stages:
                 fitting[n] = stages
         candidates = spread(ctx, sorted(fitting), rng)
@@ -255,10 +283,17 @@ def _extend(ctx: Context, current: Walk, rng: random.Random, fake: Faker, length
         candidates.sort(key=lambda n: (aim.get(n, 2), n not in fed,
                                        graph.nodes[n].service in touched,
                                        alone and n not in ctx.leaves, ranks[n]))
-        if not any(_try_step(ctx, current, n, rng, fake, need_source=True, stages=fitting[n])
-                   for n in candidates[:40]) and not _go_on(ctx, current, rng, length,
-                                                            max_services):
-            break
+        refusals: list[str] = []
+        if not any(_try_step(ctx, current, n, rng, fake, need_source=True, stages=fitting[n],
+                             why=refusals)
+                   for n in candidates[:40]):
+            current.refusals = dict(Counter(refusals))
+            if not _go_on(ctx, current, rng, length, max_services):
+                current.stopped = ("refused/" if candidates else "no-candidate/") + current.stopped
+                break
+    else:
+        current.stopped = ("broken" if current.broken else "spare"
+                           if len(current.steps) >= length + _SPARE else "length")
 
 
 _SPARE = 6
@@ -284,11 +319,15 @@ def _go_on(ctx: Context, walk_: Walk, rng: random.Random, length: int,
     more piece of work (:func:`compoworld.tasks._motifs.continued`), one whose first stage a
     tool it can take now fits: only once every piece so far is done (a walk never leaves work
     half done for other work)."""
-    if _kept(ctx, walk_) >= length or walk_.motif is None or not walk_.stages:
+    def stop(reason: str) -> bool:
+        walk_.stopped = reason
         return False
+
+    if _kept(ctx, walk_) >= length or walk_.motif is None or not walk_.stages:
+        return stop("length")
     if len(walk_.followed()) < len(walk_.motif.names):
         if len(walk_.motif.names) == 1 or len(walk_.dropped) >= _DROPS:
-            return False
+            return stop("unfinished")
         # A later piece it cannot finish: its steps undone, another piece drawn instead.
         walk_.dropped.add(walk_.motif.names[-1])
         _truncate(ctx, walk_, walk_.piece_starts.pop())
@@ -300,16 +339,16 @@ def _go_on(ctx: Context, walk_: Walk, rng: random.Random, length: int,
         graph.nodes[n].service in touched or len(touched) < max_services) and all(
         key is not None and key in walk_.by_key for key in ctx.needs[n]))
     more = continued(walk_.motif, rng,
-                     lambda stage: any(admits(ctx, stage, n, touched) for n in takeable),
+                     lambda stage: any(admits(ctx, stage, n, set()) for n in takeable),
                      frozenset(walk_.dropped))
     if more is None:
-        return False
+        return stop("max-pieces" if len(walk_.motif.names) >= MAX_PIECES else "no-piece-opens")
     walk_.motif = more
     walk_.piece_starts.append(len(walk_.steps))
     return True
 
 
-_DROPS = 2
+_DROPS = 4
 """Pieces of work a walk may start and undo (:func:`_go_on`) before it stops."""
 
 
@@ -385,7 +424,9 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
         return refuse("needs")  # an id it needs was never found (cheap check before filling)
     ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
     tool = env.tools[name]
-    filled = fill_step(ctx, walk_, name, tool, rng, fake)
+    wanted = frozenset() if stages is None or walk_.motif is None else frozenset().union(
+        *(walk_.motif.all_stages[i].takes for i in stages))
+    filled = fill_step(ctx, walk_, name, tool, rng, fake, wanted)
     if filled is None:
         return refuse("fill")
     arguments, sources = filled
