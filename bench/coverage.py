@@ -41,7 +41,7 @@ from _linked import linked_services
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationSettings, GenerationStats, generate_tasks
 from compoworld.tasks._choices import draw_target
-from compoworld.tasks._context import Context, context
+from compoworld.tasks._context import Context, context, world_context
 from compoworld.tasks._generate import _plan, world_seed
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
@@ -103,7 +103,7 @@ def walk_coverage(attempts: int, seed: int, settings: GenerationSettings
     for attempt in range(attempts):
         rng = random.Random(derive_seed(seed, "task", attempt))
         fake.seed_instance(derive_seed(seed, "task-text", attempt))
-        ctx = context(world_seed(seed, attempt), settings.services)
+        ctx = world_context(world_seed(seed, attempt), settings.services)
         env = ctx.fresh_work()
         trace: list[tuple[str, str]] = []
         length = rng.randint(settings.min_steps, settings.max_steps)

@@ -55,3 +55,34 @@ def test_components_through_the_index_match_the_edges():
 def test_predecessors_are_the_edges_into_a_tool(name):
     graph = build_graph(load_services(NAMES))
     assert graph.predecessors(name) == [e for e in graph.edges if e.target == name]
+
+
+def test_a_cold_index_is_made_in_worker_processes_as_in_this_one(tmp_path, monkeypatch):
+    from compoworld.catalog import service_names
+    from compoworld.graph import _index
+
+    names = service_names()
+    assert len(names) >= _index.PARALLEL_AT
+    monkeypatch.setenv("COMPOWORLD_CACHE", str(tmp_path / "apart"))
+    monkeypatch.setattr(_index.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    made_apart = _index._made_apart
+    counts = []
+
+    def spy(missing, load):
+        made = made_apart(missing, load)
+        counts.append(len(made))
+        return made
+
+    monkeypatch.setattr(_index, "_made_apart", spy)
+    apart = indexed_graph(names, load=load_service, digest=service_digest)
+    assert counts == [len(names)]  # every service's nodes came from the workers
+    files = sorted(p.name for p in (tmp_path / "apart" / "graph").glob("*.json"))
+    assert len(files) == len(names)
+    monkeypatch.setenv("COMPOWORLD_CACHE", str(tmp_path / "here"))
+    monkeypatch.setattr(_index, "PARALLEL_AT", len(names) + 1)  # one process
+    here = indexed_graph(names, load=load_service, digest=service_digest)
+    assert list(apart.nodes) == list(here.nodes) and apart.nodes == here.nodes
+    assert files == sorted(p.name for p in (tmp_path / "here" / "graph").glob("*.json"))
+    for name in files:
+        assert ((tmp_path / "apart" / "graph" / name).read_bytes()
+                == (tmp_path / "here" / "graph" / name).read_bytes())

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import multiprocessing
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
 
@@ -75,17 +78,54 @@ def indexed_graph(names: Sequence[str], *, load: Callable[[str], object],
         digest: A service's digest (``compoworld.catalog.service_digest``); None: not cached.
         progress: Called with (done, total) as services are indexed.
     """
+    paths = {}
+    for name in names:
+        key = digest(name)
+        paths[name] = _path(name, key) if key is not None else None
+    missing = [n for n in names if paths[n] is None or not paths[n].is_file()]  # type: ignore[union-attr]
+    made = _made_apart(missing, load) if len(missing) >= PARALLEL_AT else {}
     nodes: dict[str, Node] = {}
     for i, name in enumerate(names):
-        key = digest(name)
-        path = _path(name, key) if key is not None else None
-        if path is not None and path.is_file():
+        path = paths[name]
+        if name in made:
+            found = [Node.from_json(n) for n in orjson.loads(made[name])]
+        elif name not in missing and path is not None:
             found = [Node.from_json(n) for n in orjson.loads(path.read_bytes())]
         else:
             found = service_nodes(load(name))  # type: ignore[arg-type]
-            if path is not None:
-                _write(path, orjson.dumps([n.to_json() for n in found]))
+        if name in missing and path is not None:
+            _write(path, made.get(name) or orjson.dumps([n.to_json() for n in found]))
         nodes.update((n.name, n) for n in found)
         if progress is not None:
             progress(i + 1, len(names))
     return DependencyGraph(nodes)
+
+
+PARALLEL_AT = 24
+"""Services missing from the index (a cold start on a new build) from which their nodes are
+made in worker processes (:func:`_made_apart`), one per available core."""
+
+
+def _nodes_json(job: tuple[list[str], Callable[[str], object]]) -> list[bytes]:
+    names, load = job
+    return [orjson.dumps([n.to_json() for n in service_nodes(load(name))])  # type: ignore[arg-type]
+            for name in names]
+
+
+def _made_apart(names: list[str], load: Callable[[str], object]) -> dict[str, bytes]:
+    """The nodes of ``names`` (as the index's JSON), each service built in a worker process
+    (forked where this process runs one thread, else spawned), in contiguous shares: building
+    a service is the whole cost of a cold start, and no two services depend on each other.
+    The services built there are not kept in this process: a walk builds those it reaches."""
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                  else os.cpu_count() or 1, 4)
+    if workers < 2:
+        return {}
+    method = ("fork" if "fork" in multiprocessing.get_all_start_methods()
+              and threading.active_count() == 1 else "spawn")
+    size = -(-len(names) // (workers * 4))
+    shares = [names[i:i + size] for i in range(0, len(names), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method)) as pool:
+        made = list(pool.map(_nodes_json, [(share, load) for share in shares]))
+    return {name: data for share, datas in zip(shares, made, strict=True)
+            for name, data in zip(share, datas, strict=True)}

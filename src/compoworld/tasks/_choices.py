@@ -33,6 +33,10 @@ def admits(ctx: Context, stage: Stage, name: str, touched: set[str]) -> bool:
     return stage.admits(node, *_operation(ctx, name))
 
 
+_GRAPHS_KEPT = 8
+"""Graphs whose per-graph figures (:func:`feeders`, :func:`reachable`) are kept: one per
+world where a world walks a share of a large catalog (``tasks._context.world_services``)."""
+
 _FEEDERS: dict[int, tuple[object, dict[str, int]]] = {}
 
 
@@ -72,6 +76,8 @@ def feeders(ctx: Context) -> dict[str, int]:
                 else:
                     total += sum(graph.nodes[p].service == node.service for p in producers)
             counts[name] = total
+        if len(_FEEDERS) >= _GRAPHS_KEPT:  # one graph per world on a large catalog
+            _FEEDERS.clear()
         found = _FEEDERS[id(graph)] = (graph, counts)
     return found[1]
 
@@ -119,6 +125,8 @@ def reachable(ctx: Context) -> dict[str, tuple[str, ...]]:
         by_service: dict[str, list[str]] = {}
         for name in sorted(reached):
             by_service.setdefault(graph.nodes[name].service, []).append(name)
+        if len(_REACHABLE) >= _GRAPHS_KEPT:
+            _REACHABLE.clear()
         found = _REACHABLE[id(graph)] = (graph, {s: tuple(t) for s, t in by_service.items()})
     return found[1]
 

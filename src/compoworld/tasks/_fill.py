@@ -141,7 +141,7 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
                   and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))
                   and may_carry(ctx.work, walk.steps, (k.step, k.fact.path), k.fact.value,
                                 key[1] if key is not None and key[0] == "type" else None,
-                                name, param)]
+                                name, param, tool)]
         if (filter_left and not param.required and strong(key) and stated(param)
                 and rng.random() < 0.6):
             value = user_value(ctx, service, param, tool, rng, fake)

@@ -20,7 +20,7 @@ from faker import Faker
 from compoworld.errors import CompoWorldError
 from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
-from compoworld.tasks._context import Context, context, warm
+from compoworld.tasks._context import Context, warm, world_context
 from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout, separate
 from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import instruction, system_prompt
@@ -213,7 +213,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     fake = _faker()
     fake.seed_instance(derive_seed(seed, "task-text", attempt))
     world = world_seed(seed, attempt)
-    ctx = context(world, settings.services)
+    ctx = world_context(world, settings.services)
     env = ctx.fresh_work()
     walked = walk(ctx, rng, fake, rng.randint(settings.min_steps, settings.max_steps))
     if walked is None:

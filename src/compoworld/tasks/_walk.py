@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from faker import Faker
 
+from compoworld.catalog import load_service
 from compoworld.graph import Key, extract_facts
 from compoworld.service import SEPARATOR, Change
 from compoworld.tasks._choices import admits, draw_target, spread, toward
@@ -422,8 +423,11 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     env = ctx.work
     if any(key is None or key not in walk_.by_key for key in ctx.needs[name]):
         return refuse("needs")  # an id it needs was never found (cheap check before filling)
-    ctx.mount(name.split(SEPARATOR, 1)[0])  # the first time a walk reaches its service
-    tool = env.tools[name]
+    service, tool_name = name.split(SEPARATOR, 1)
+    # The service is mounted (seeded: the costliest part of a try on a large catalog) only
+    # once the step is filled and fits a stage, or where filling reads its records (a value
+    # the user states): most candidates of a new service are refused before.
+    tool = load_service(service).tools[tool_name]
     wanted = frozenset() if stages is None or walk_.motif is None else frozenset().union(
         *(walk_.motif.all_stages[i].takes for i in stages))
     filled = fill_step(ctx, walk_, name, tool, rng, fake, wanted)
@@ -435,6 +439,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
         return refuse("stage")  # it fits no stage of the motif
+    ctx.mount(service)  # the first time a walk calls its service
     mark = len(env.changes() or ())
     envelope = env.call(name, arguments)
     if not envelope["success"]:
@@ -458,7 +463,6 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
         if undoes(net_changes(earlier), net_changes(earlier + changes)):
             _rewind(ctx, walk_)  # it undid an earlier step's change: that step would not count
             return refuse("role")
-    service = name.split(SEPARATOR, 1)[0]
     walk_.steps.append(step)
     walk_.services.append(service)
     if stage is not None:
