@@ -43,7 +43,7 @@ from compoworld.tasks._scenario import (
     run_planted,
 )
 from compoworld.tasks._temporal import TEMPORAL_SHARE, add_temporal
-from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff
+from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff, reread_answers
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
@@ -253,11 +253,15 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
             plan, changes = ran
     if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
         traded = add_tradeoff(plan, env, rng)
-        if traded is not None and all(a.step is not None and a.step < traded[1]
-                                      for a in answers):  # a report on the list: as it was
+        if traded is not None:
             ran = run_following(ctx.fresh_work(), traded[0])
-            if ran is None:
-                return "tradeoff", signature
+            reread = reread_answers(answers, plan, ran[0], traded[1]) if ran else None
+            if ran is None or reread is None:  # a call of the new choice is refused, or
+                ran = run_planted(ctx.fresh_work(), plan)  # its report reads no more: as it was
+                if ran is None:
+                    return "replay", signature
+            else:
+                answers = reread
             plan, changes = ran
     if rng.random() < TEMPORAL_SHARE:
         dated = add_temporal(plan, env, rng)

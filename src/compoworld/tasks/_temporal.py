@@ -26,7 +26,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from compoworld.service import Environment
+from compoworld.service import Environment, Param
 from compoworld.tasks._check import score
 from compoworld.tasks._model import ArgSource, Criterion, DateShift, Selection, Step
 
@@ -116,27 +116,42 @@ def _found_dates(plan: list[Step], before: int, today: date
     return out
 
 
+_RECORD_KEEPING = ("birth", "created", "updated", "modified", "changed", "deleted")
+"""Dates a record keeps of itself (when it was made or last changed) or of a person (a
+birthday): none is a day someone plans by."""
+
+
+def _plannable(param: Param) -> bool:
+    """Whether a write could be given this optional date it was not given: a day someone plans
+    by (a due date, a close date, a follow-up date), never one the record keeps of itself; a
+    date, not a date-time (the request would have to state an hour too)."""
+    return (not param.required and param.semantic == "Date" and not param.is_list
+            and not any(word in param.name.lower() for word in _RECORD_KEEPING))
+
+
 def add_temporal(plan: list[Step], env: Environment, rng: random.Random) -> list[Step] | None:
-    """``plan`` with one date the user states on a write said relative to a date an earlier
-    step found (its value computed); None where no write takes a stated date after a step
-    that found one."""
+    """``plan`` with one date of a write said relative to a date an earlier step found (its
+    value computed): a date the user states, or an optional one the write was not given and a
+    person plans by (:func:`_plannable`: "set its due date to the Tuesday after ..."); None
+    where no write takes such a date after a step that found one."""
     options = []
     for i, step in enumerate(plan):
         if env.tools[step.tool].kind != "write":
             continue
         params = {p.name: p for p in env.tools[step.tool].params}
-        for name, src in sorted(step.sources.items()):
-            param = params.get(name)
-            if src.kind != "user" or param is None or param.semantic not in ("Date", "DateTime") \
-                    or _day(step.arguments[name]) is None:
-                continue
+        for name in sorted({*step.sources, *(n for n, p in params.items() if _plannable(p))}):
+            param, src = params.get(name), step.sources.get(name)
+            if param is None or param.semantic not in ("Date", "DateTime") or (
+                    src is not None and (src.kind != "user"
+                                         or _day(step.arguments[name]) is None)):
+                continue  # found or computed already; or no date
             options += [(i, name, found) for found in _found_dates(plan, i, env.today)
                         if env.tools[plan[found[0]].tool].kind == "read"]
     if not options:
         return None
     index, name, (source, path, day, selection) = options[rng.randrange(len(options))]
     shift = _SHIFTS[rng.randrange(len(_SHIFTS))]
-    stated = str(plan[index].arguments[name])
+    stated = str(plan[index].arguments.get(name, day.isoformat()))
     value = shifted(day, shift).isoformat() + stated[10:]  # a date-time keeps its time
     if value == stated:
         return None

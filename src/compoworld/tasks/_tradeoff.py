@@ -24,7 +24,8 @@ from typing import Any
 from compoworld.service import Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._following import resolve, run_following
-from compoworld.tasks._model import Among, Criterion, Selection, Step
+from compoworld.tasks._model import Among, ArgSource, Criterion, Selection, Step
+from compoworld.tasks._rubric import plan_values
 
 TRADEOFF_SHARE = 0.25
 """Share of attempts whose plan picks an item by a ranking that try a second criterion (where a
@@ -151,7 +152,7 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
                  ) -> tuple[list[Step], int] | None:
     """``plan`` with one ranked selection made a choice by two criteria (its arguments as
     before: run it with :func:`run_following`), and the step whose list it chooses from (a
-    report on that step or later would tell of the item picked before: the caller checks);
+    report on that step or later tells of the item picked before: :func:`reread_answers`);
     None where no list of the plan allows one, or the value it picks is the one picked before
     or the user's own (the request would say "my name": the choice would show in nothing)."""
     found: dict[tuple[int, str], tuple[Selection, list[Any]]] = {}
@@ -194,6 +195,52 @@ def _shows(plan: list[Step], traded: list[Step], step: int, both: Selection,
                 return False
             changed = True
     return changed
+
+
+def reread_answers(answers: list[Criterion], before: list[Step], after: list[Step], step: int
+                   ) -> list[Criterion] | None:
+    """The report-back criteria of ``before`` read again on ``after``, the same plan choosing
+    from step ``step``'s list by two criteria: a report on that list, of the item the ranking
+    picked, tells of the item both criteria pick; a report on a later step (one that read what
+    the picked item led to) is read at the same place of its new answer. None where a report
+    can no longer be read there, or would now tell a value the plan gives a call (nothing the
+    user would ask to be told)."""
+    given = {repr(v) for v in plan_values(after)}
+    both = next((s for k, s in tradeoffs(after) if k == step), None)
+    out = []
+    for answer in answers:
+        index = answer.step if answer.step is not None else len(before) - 1
+        if index < step or not answer.values:
+            out.append(answer)
+            continue
+        path = _where(before[index].output, answer.values[0])
+        if path is None or index >= len(after) or after[index].tool != before[index].tool:
+            return None
+        source = ArgSource(kind="step", path=path)
+        if index == step and answer.selection is not None and both is not None:
+            source = source.model_copy(update={"selection": both})  # the item both pick
+        try:
+            value = resolve(after[index].output, source)
+        except (LookupError, StopIteration, TypeError, ValueError):
+            return None
+        if value is None or isinstance(value, dict | list) or repr(value) in given:
+            return None
+        out.append(answer.model_copy(update={"values": [value], "selection": (
+            source.selection or answer.selection)}))
+    return out
+
+
+def _where(data: Any, value: Any, prefix: str = "") -> str | None:
+    """The dotted path where ``value`` first sits in ``data`` (a scalar), or None."""
+    if data == value and not isinstance(data, dict | list):
+        return prefix
+    children = (data.items() if isinstance(data, dict)
+                else enumerate(data) if isinstance(data, list) else ())
+    for key, child in children:
+        found = _where(child, value, f"{prefix}.{key}" if prefix else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def tradeoffs(plan: list[Step]) -> list[tuple[int, Selection]]:
