@@ -155,7 +155,10 @@ class Request:
                 return f"the new {entity}" if past == "added" else f"that {entity}"
             self.introduced.add(key)
             return f"the {entity} you {past}{self._in(i, known=True)}"
-        within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
+        # A field of a record inside a list of the record ("contacts.0.email"), never an item
+        # of a list of values ("phone_numbers.0": the value itself, not a record's).
+        parts = (path or "").split(".")
+        within = [p for p in parts[:-2 if parts[-1].isdigit() else -1] if not p.isdigit()]
         if within and not is_list(step.output):
             outer = self.record(i)
             inner = words(within[-1])
