@@ -169,7 +169,9 @@ class Request:
             label = param_words(name, semantic.get(name))
             if ref.get(name):
                 label = words(name).removesuffix(" ID")
+            self.words.setting = label if setting else None
             value = self._arg(step, name, semantic)
+            self.words.setting = None
             source = step.sources[name]
             if ref.get(name) and source.kind != "user" and not setting:
                 links.append(value)

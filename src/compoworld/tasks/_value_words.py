@@ -40,6 +40,7 @@ class ValueWords:
         self.seen_values: dict[tuple[Any, ...], str] = {}
         self.subject: tuple[Any, ...] | None = None  # the record the current item is about
         self.grouped = False  # the item being written is a whole fan-out ("for each of ...")
+        self.setting: str | None = None  # the field an update is setting, while its value is said
         names.describe_filters = self.filters  # a listed record is described by its filters
 
     def filters(self, i: int) -> str:
@@ -165,7 +166,8 @@ class ValueWords:
             return holder
         if self.subject == holder_key:
             return f"{'their' if role or names.person(source.step) else 'its'} {own}"
-        if repeated:
+        # "Setting the email address to the same email address" reads as no change: whose.
+        if repeated and self.setting != own:
             return f"the same {own}"
         if role:
             return f"the {own} of {names.role(*holder_of, role)}"
