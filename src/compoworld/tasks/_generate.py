@@ -276,6 +276,7 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
     scenario = None
     if settings.services is None or RULE_SERVICE in settings.services:
         ctx.mount(RULE_SERVICE)
+    before = plan  # what the answers' steps index (a limited condition moves them too)
     staged = make_scenario(plan, changes, env, rng, conditional=condition is not None,
                            fresh=lambda: ctx.fresh_scratch(_services(plan)))
     if condition is not None:
@@ -283,7 +284,6 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         if limited is not None:
             plan, condition, scenario = limited
             staged = plan, scenario
-    before = plan
     if staged is not None:
         plan, scenario = staged
         try:

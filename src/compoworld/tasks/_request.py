@@ -1,50 +1,36 @@
 """What a plan asks for, in words: one item per write, with the reads it needs folded in.
 
-A step's answer is a *record* the request refers to: "the most recent message in my mailbox"
-the first time, "that message" after. A value an earlier step found is "the email address of
-the sender of that message"; a value a write took from an earlier step is traced back to where
-it was found ("the same name"); one the user states is quoted. Services: ``Mentions``.
+Two stages build the words, in order: :class:`~compoworld.tasks._record_names.RecordNames`
+names the records the steps find or make ("the most recent message in my mailbox", then "that
+message"), and :class:`~compoworld.tasks._value_words.ValueWords`, built on it, gives each
+value ("the email address of the sender of that message", "the same name", a quoted value the
+user states). A :class:`Request` puts them into items: one per write, a fan-out's copies as
+one, with the condition, the trap's "unless" and the report back.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
-
-from compoworld.service import SEPARATOR, Environment
-from compoworld.tasks._model import ArgSource, Condition, Criterion, Rule, Selection, Step
+from compoworld.service import Environment
+from compoworld.tasks._model import Condition, Criterion, Rule, Step
 from compoworld.tasks._phrasing import (
     action,
-    among,
     article,
     compare,
     family,
-    literal,
     param_words,
-    plural,
-    relative_day,
-    singular,
     split_field,
-    superlative,
     type_words,
     verb_and_noun,
     words,
 )
-from compoworld.tasks._service_names import Mentions
-from compoworld.tasks._temporal import relation
+from compoworld.tasks._record_names import RecordNames
+from compoworld.tasks._value_words import ValueWords
 from compoworld.tasks._vocabulary import (
-    BY,
-    COMPANIES,
     KEPT,
-    ORDINALS,
-    PAST,
     PEOPLE,
-    VERB_PAST,
     find,
-    is_list,
     join,
     last_field,
-    own_words,
     pick_key,
     subject_param,
     why,
@@ -57,282 +43,12 @@ class Request:
     def __init__(self, steps: list[Step], env: Environment, condition: Condition | None, *,
                  mine: bool = True, rule: Rule | None = None,
                  unless: frozenset[int] = frozenset()) -> None:
-        self.steps, self.env, self.condition, self.mine = steps, env, condition, mine
+        self.steps, self.env, self.condition = steps, env, condition
         self.rule = rule  # a rule stored in the world: what it sets is never said, only where
         self.unless = unless  # steps that may be done already (a trap): asked "unless ..."
-        self.mentions = Mentions(env)  # which services the request has named
-        self.introduced: set[tuple[Any, ...]] = set()  # records already described in full
-        self.values: Counter[str] = Counter()  # type words → distinct found values mentioned
-        self.seen_values: dict[tuple[Any, ...], str] = {}
-        self.subject: tuple[Any, ...] | None = None  # the record the current item is about
+        self.names = RecordNames(steps, env, rule)  # first: the records
+        self.words = ValueWords(self.names, mine=mine)  # then the values, "of" those records
         self.why_said: set[str] = set()
-        self.roles: Counter[str] = Counter()  # role → distinct people of that role named
-        self.grouped = False  # the item being written is a whole fan-out ("for each of ...")
-
-    # -- names ---------------------------------------------------------------------------
-
-    def _service(self, i: int) -> str:
-        return self.steps[i].tool.split(SEPARATOR, 1)[0]
-
-    def service(self, i: int) -> str:
-        """The step's service as a person names it (counted: named in full once)."""
-        return self.mentions.name(self._service(i))
-
-    def _in(self, i: int, *, known: bool = False, found: bool = False) -> str:
-        """Where step ``i`` happens: " in the Apideck CRM" once, then :meth:`Mentions.where`."""
-        return self.mentions.where(self._service(i), self.entity(i),
-                                   {self._service(j) for j in range(len(self.steps))},
-                                   known=known, found=found)
-
-    def entity(self, i: int) -> str:
-        step = self.steps[i]
-        tool = self.env.tools[step.tool]
-        noun = verb_and_noun(tool.name)[1]
-        if not noun or len(noun.split()) > 3:
-            refs = [p.ref for p in tool.params if p.ref]
-            noun = words(refs[0]) if refs else "record"
-        if noun == "message" and any(p.semantic == "Email" for p in tool.params):
-            noun = "email" if tool.kind == "write" else "message"
-        return noun
-
-    # -- records -------------------------------------------------------------------------
-
-    def _filters(self, i: int) -> str:
-        """The arguments of read step ``i`` as a filter ("from "x"", "owned by the ...")."""
-        step, tool = self.steps[i], self.env.tools[self.steps[i].tool]
-        semantic = {p.name: p.semantic for p in tool.params}
-        ref = {p.name: p.ref for p in tool.params}
-        parts = []
-        for name, source in step.sources.items():
-            label = words(name)
-            if ref.get(name):
-                parts.append(f"of {self.value(source, step.arguments[name], name, None)}")
-                continue
-            typed = semantic.get(name)
-            found = source.kind != "user" and typed in ("Email", "PersonName", "Phone",
-                                                        "CompanyName")
-            if found and not self._names_someone(source, step.arguments[name]):
-                # Found on a record that is no one: "with the email address of that page".
-                parts.append("with " + self.value(source, step.arguments[name], name, typed))
-                continue
-            value = self.value(source, step.arguments[name], name, typed,
-                               "who" if found else "field")
-            by = BY.get(label)
-            if by is None and any(w in label.split() for w in ("after", "before", "since",
-                                                               "until", "from", "to")):
-                by = label
-            if found and (by is None or by.startswith("with")):
-                by = "for"
-            if by is None:
-                by = f"with the {param_words(name, typed)}"
-            parts.append(f"{by} {value}")
-        return (" " + " and ".join(parts)) if parts else ""
-
-    def _names_someone(self, source: ArgSource, value: Any) -> bool:
-        """Whether a found value is said as someone ("the sender of that message", "me")."""
-        if self.mine and self._mine(value, "who") is not None:
-            return True
-        origin = self._origin(source)
-        if origin.step is None:
-            return True
-        role = split_field(last_field(origin.path), origin.semantic)[0] if origin.path else ""
-        return bool(role) or self._person(origin.step) or self._company(origin.step)
-
-    def record(self, i: int, selection: Selection | None = None, *, whole: bool = False,
-               path: str | None = None) -> str:
-        """What step ``i`` found or made: in full first ("the most recent message from "x" in
-        my mailbox"), then "that message" (two items of one list: their superlatives again).
-        ``whole``: the list itself ("the deals owned by ..."); ``path``: inside a nested list
-        of a record ("deals.1.owner" with a selection: that account's deal with ...)."""
-        step = self.steps[i]
-        tool = self.env.tools[step.tool]
-        entity = self.entity(i)
-        if tool.kind == "write":
-            key: tuple[Any, ...] = ("made", i)
-            verb = verb_and_noun(tool.name)[0]
-            past = VERB_PAST.get(verb) or PAST[family(tool.name, tool.kind)]
-            if key in self.introduced:
-                return f"the new {entity}" if past == "added" else f"that {entity}"
-            self.introduced.add(key)
-            return f"the {entity} you {past}{self._in(i, known=True)}"
-        within = [p for p in (path or "").split(".")[:-1] if not p.isdigit()]
-        if within and not is_list(step.output):
-            outer = self.record(i)
-            inner = words(within[-1])
-            item = singular(inner)
-            if selection is not None and self._ruled(selection):
-                return f"the {item} of {outer} that {self.rule.author}'s rule says to take"  # type: ignore[union-attr]
-            if selection is not None:
-                return (f"{superlative(selection.by, selection.order, item)}"
-                        f"{among(selection.among)} of {outer}")
-            return f"the {item} of {outer}"
-        chain = self._chain(i)
-        if chain is not None:
-            return chain
-        key = ("found", i, pick_key(selection), whole)
-        if key in self.introduced:
-            if whole:
-                return f"those {plural(entity)}"
-            if selection is not None and sum(k[:2] == ("found", i) for k in self.introduced) > 1:
-                return superlative(selection.by, selection.order, entity) + among(selection.among)
-            return f"that {entity}"
-        listed = any(k[:2] == ("found", i) for k in self.introduced)
-        self.introduced.add(key)
-        if listed and selection is not None and is_list(step.output) and \
-                not self._ruled(selection):  # the list is said already: "the oldest one of those"
-            return (superlative(selection.by, selection.order, f"one of those {plural(entity)}")
-                    + among(selection.among))
-        nested = any(s.kind != "user" for s in step.sources.values())
-        where = self._in(i, found=True) if nested else ""
-        filters = self._filters(i)
-        if not nested:
-            where = self._in(i, found=True)
-        if whole:
-            return f"all the {plural(entity)}{filters}{where}"
-        if selection is not None and is_list(step.output):
-            if self._ruled(selection):
-                return (f"the {entity}{where}{filters} that {self.rule.author}'s rule "  # type: ignore[union-attr]
-                        f"says to take")
-            return (f"{superlative(selection.by, selection.order, entity)}"
-                    f"{among(selection.among)}{where}{filters}")
-        if nested and filters != " for me":  # "the invitation for me in my calendar"
-            return f"the {entity}{where}{filters}"
-        return f"the {entity}{filters}{where}"
-
-    def _ruled(self, selection: Selection) -> bool:
-        """Whether ``selection`` is the one a rule stored in the world makes (never said)."""
-        return self.rule is not None and self.rule.kind == "selection" and \
-            self.rule.selection == selection
-
-    def _chain(self, i: int) -> str | None:
-        """A get by an id an earlier step found: that same record, or the one it refers to
-        ("the customer of that invoice")."""
-        step = self.steps[i]
-        tool = self.env.tools[step.tool]
-        refs = {p.name for p in tool.params if p.ref}
-        keyed = [(n, s) for n, s in step.sources.items() if n in refs and s.kind == "step"]
-        if is_list(step.output) or len(keyed) != 1 or len(step.sources) != 1:
-            return None
-        source = keyed[0][1]
-        assert source.step is not None
-        if last_field(source.path) == "id" and self.entity(source.step) == self.entity(i):
-            return self.record(source.step, source.selection, path=source.path)
-        key = ("chain", i)
-        if key in self.introduced:
-            return f"that {self.entity(i)}"
-        self.introduced.add(key)
-        of = self.record(source.step, source.selection, path=source.path)
-        return f"the {self.entity(i)} of {of}"
-
-    # -- values ----------------------------------------------------------------------------
-
-    def _origin(self, source: ArgSource) -> ArgSource:
-        """Where a value a write took from an earlier step was first found (a write's answer
-        echoes its arguments: ``create_contact``'s ``name`` is the name it was given)."""
-        seen = 0
-        while source.kind == "step" and source.step is not None and seen < 20:
-            seen += 1
-            step = self.steps[source.step]
-            if self.env.tools[step.tool].kind != "write":
-                break
-            head = (source.path or "").split(".")[0]
-            given = step.sources.get(head)
-            if given is None or given.kind != "step":
-                break
-            source = given
-        return source
-
-    def value(self, source: ArgSource, value: Any, name: str, semantic: str | None,
-              use: str = "field") -> str:
-        """How the request gives an argument's value: quoted if the user knows it, else
-        described by where it is found. ``use``: ``field`` (a value: "the email address of
-        the sender of that message"), ``who`` (the person or company it identifies: "the
-        sender of that message", for a filter or the subject of a create)."""
-        if source.kind == "user":
-            text = literal(value)
-            day = relative_day(value, self.env.today)
-            return f"{text} ({day})" if day else text
-        assert source.step is not None
-        if source.kind == "rule" and source.selection is None:
-            author = self.rule.author if self.rule is not None else "my colleague"
-            return f"the {words(name)} {author} asked for in their email"
-        if source.each:
-            field = last_field(source.path)
-            own = "" if field == "id" else f"the {words(field)} of "  # "tag each of ..."
-            listed = self.record(source.step, whole=True)
-            if self.grouped:  # "each of the messages from ...", "each of those messages"
-                return f"{own}each of {listed.removeprefix('all ')}"
-            item = int((source.path or "0.0").split(".")[1])
-            return f"{own}the {ORDINALS[item]} of {listed}"
-        if source.kind == "computed" and source.shift is not None:  # a date said relative
-            on = source.path or ""
-            holder = (self.record(source.step, path=on) if len(on.split(".")) < 3 else
-                      self.record(source.step, source.selection, path=on))
-            return f"{relation(source.shift)} the {words(last_field(on))} of {holder}"
-        if source.kind == "computed":
-            first = (source.paths[0] if source.paths else "amount").split(".")
-            field = words(first[-1])
-            if first[0] != "items" and not first[0].isdigit() and len(first) > 2:
-                return (f"the sum of the {plural(field)} of all the {words(first[0])} on "
-                        f"{self.record(source.step)}")
-            return f"the sum of the {plural(field)} of {self.record(source.step, whole=True)}"
-        mine = self._mine(value, use)
-        if mine is not None:
-            return mine
-        source = self._origin(source)
-        assert source.step is not None
-        tail = last_field(source.path)
-        typed = source.semantic if source.semantic not in (None, "id", "Ref") else None
-        if (typed is None and type_words(semantic) is None) or tail in ("id", ""):
-            if tail.endswith("_id") and tail != "id":  # "the customer of that invoice"
-                return (f"the {words(tail[:-3])} of "
-                        f"{self.record(source.step, source.selection, path=source.path)}")
-            return self.record(source.step, source.selection, path=source.path)
-        typed = typed or semantic
-        role, own = split_field(tail, typed)
-        key = (source.step, source.path, pick_key(source.selection))
-        holder_key = (source.step, pick_key(source.selection), role)
-        repeated = key in self.seen_values and self.values[own] == 1
-        if key not in self.seen_values:
-            self.seen_values[key] = own
-            self.values[own] += 1
-        if use == "who":
-            if repeated:
-                return "the same company" if typed == "CompanyName" else "the same person"
-            if role:
-                return self._role(source, role)
-            holder = self.record(source.step, source.selection, path=source.path)
-            if typed == "CompanyName" and not self._company(source.step):
-                return f"the {own} of {holder}"
-            return holder
-        if self.subject == holder_key:
-            return f"{'their' if role or self._person(source.step) else 'its'} {own}"
-        if repeated:
-            return f"the same {own}"
-        if role:
-            return f"the {own} of {self._role(source, role)}"
-        return f"the {own} of {self.record(source.step, source.selection, path=source.path)}"
-
-    def _role(self, source: ArgSource, role: str) -> str:
-        """The person a field names ("the sender of that message"), "that sender" after."""
-        key = ("role", source.step, pick_key(source.selection), role)
-        if key in self.introduced and self.roles[role] == 1:
-            return f"that {role}"
-        if key not in self.introduced:
-            self.introduced.add(key)
-            self.roles[role] += 1
-        assert source.step is not None
-        return f"the {role} of {self.record(source.step, source.selection, path=source.path)}"
-
-    def _mine(self, value: Any, use: str) -> str | None:
-        """The user's own name, email, phone or company, as they say it ("my email address")."""
-        return own_words(self.env.pool.user, value, use) if self.mine else None
-
-    def _company(self, i: int) -> bool:
-        return self.entity(i).split(" ")[-1] in COMPANIES
-
-    def _person(self, i: int) -> bool:
-        return self.entity(i).split(" ")[-1] in PEOPLE
 
     # -- items ---------------------------------------------------------------------------
 
@@ -341,10 +57,10 @@ class Request:
         tool = self.env.tools[step.tool]
         verb = verb_and_noun(tool.name)[0]
         kind = family(tool.name, tool.kind)
-        entity = self.entity(i)
+        entity = self.names.entity(i)
         semantic = {p.name: p.semantic for p in tool.params}
         ref = {p.name: p.ref for p in tool.params}
-        self.subject = None
+        self.words.subject = None
         target = next((n for n in step.sources if ref.get(n)), None)
         rest = [n for n in step.sources if n != target]
         head, setting = "", False
@@ -355,16 +71,16 @@ class Request:
         if kind == "create" and structured:
             subject = subject_param(step, entity, semantic)
             if subject is not None:
-                source = self._origin(step.sources[subject])
+                source = self.words.origin(step.sources[subject])
                 role = split_field(last_field(source.path), source.semantic)[0]
                 if source.semantic == "CompanyName" and source.step is not None and \
-                        not self._company(source.step):
+                        not self.names.company(source.step):
                     role = role or "company"
-                who = self.value(step.sources[subject], step.arguments[subject], subject,
+                who = self.words.value(step.sources[subject], step.arguments[subject], subject,
                                  semantic.get(subject), "who")
-                self.subject = (source.step, pick_key(source.selection), role)
+                self.words.subject = (source.step, pick_key(source.selection), role)
                 rest.remove(subject)
-                head = f"add {who} as {article(entity)} {entity}{self._in(i)}"
+                head = f"add {who} as {article(entity)} {entity}{self.names.where(i)}"
             else:
                 named = next((n for n in rest if step.sources[n].kind == "user"
                               and n in ("name", "title", "subject", "display_name", "legal_name",
@@ -372,16 +88,18 @@ class Request:
                 called = ""
                 if named is not None:
                     rest.remove(named)
-                    called = f" called {self.value(step.sources[named], step.arguments[named], named, None)}"
+                    said = self.words.value(step.sources[named], step.arguments[named], named,
+                                            None)
+                    called = f" called {said}"
                 on = ""
                 if target is not None:
-                    on = " for " + self.value(step.sources[target], step.arguments[target],
+                    on = " for " + self.words.value(step.sources[target], step.arguments[target],
                                               target, None)
                 make = verb if verb in KEPT else "create"
-                head = f"{make} {article(entity)} {entity}{called}{on}{self._in(i)}"
+                head = f"{make} {article(entity)} {entity}{called}{on}{self.names.where(i)}"
         elif kind in ("update", "delete") and target is not None:
-            what = self.value(step.sources[target], step.arguments[target], target, None)
-            self.subject = ("target",)
+            what = self.words.value(step.sources[target], step.arguments[target], target, None)
+            self.words.subject = ("target",)
             if verb == "tag":
                 tag = rest.pop(0) if rest else None
                 head = f"tag {what}" + (f" with {self._arg(step, tag, semantic)}" if tag else "")
@@ -401,18 +119,22 @@ class Request:
         elif kind == "send":
             to = next((n for n in rest if words(n) in ("to", "recipient", "email")), None)
             if target is not None and verb == "reply":
-                what = self.value(step.sources[target], step.arguments[target], target, None)
+                what = self.words.value(step.sources[target], step.arguments[target], target, None)
                 head = f"reply to {what}"
             else:
-                head = f"send {article(entity)} {entity}{self._in(i)}"
+                head = f"send {article(entity)} {entity}{self.names.where(i)}"
                 if to is not None:
                     rest.remove(to)
                     head += f" to {self._arg(step, to, semantic)}"
         elif kind in ("update", "delete"):
-            head = f"{'update' if kind == 'update' else 'delete'} the {entity}{self._in(i)}"
+            head = f"{'update' if kind == 'update' else 'delete'} the {entity}{self.names.where(i)}"
             setting = kind == "update"
+        elif target is not None:  # done to a record found: "complete the task assigned to ..."
+            what = self.words.value(step.sources[target], step.arguments[target], target, None)
+            self.words.subject = ("target",)
+            head, kind = f"{verb} {what}", "other"
         else:
-            place, does = self._in(i), action(tool.description, tool.name)
+            place, does = self.names.where(i), action(tool.description, tool.name)
             # "use Twilio Numbers to check if ...": reads as a request in a list and in prose.
             head = (f"use {place.removeprefix(' in ')} to {does}" if place.startswith(" in ")
                     else does + place)
@@ -421,7 +143,7 @@ class Request:
         if kind == "other" and fields.startswith(", with "):
             fields = " for " + fields.removeprefix(", with ")
         text = head + fields
-        domain = self.env.services[self._service(i)].domain
+        domain = self.env.services[self.names.service_of(i)].domain
         because = why(kind, entity, domain)
         last = self.condition is not None and i == len(self.steps) - 1
         if because and not last and because not in self.why_said and \
@@ -433,7 +155,7 @@ class Request:
         return text
 
     def _arg(self, step: Step, name: str, semantic: dict[str, str | None]) -> str:
-        return self.value(step.sources[name], step.arguments[name], name, semantic.get(name))
+        return self.words.value(step.sources[name], step.arguments[name], name, semantic.get(name))
 
     def _fields(self, step: Step, names: list[str], semantic: dict[str, str | None],
                 ref: dict[str, str | None], *, setting: bool = False) -> str:
@@ -447,7 +169,9 @@ class Request:
             label = param_words(name, semantic.get(name))
             if ref.get(name):
                 label = words(name).removesuffix(" ID")
+            self.words.setting = label if setting else None
             value = self._arg(step, name, semantic)
+            self.words.setting = None
             source = step.sources[name]
             if ref.get(name) and source.kind != "user" and not setting:
                 links.append(value)
@@ -468,7 +192,7 @@ class Request:
     def _only_if(self) -> str:
         condition = self.condition
         assert condition is not None
-        owner = self.record(condition.source, path=condition.path)
+        owner = self.names.record(condition.source, path=condition.path)
         if self.rule is not None and self.rule.kind == "threshold":  # never said: where it is
             dated = isinstance(condition.threshold, str)
             side = ("after" if condition.op == "gt" else "before") if dated else (
@@ -487,10 +211,11 @@ class Request:
         for i, step in enumerate(self.steps):
             if self.env.tools[step.tool].kind != "write" or copies.get(i, i) != i:
                 continue
-            self.grouped = i in copies.values()
-            out.append(self.item(i) + (" — unless there already is one: then leave it as it "
+            self.words.grouped = i in copies.values()
+            self.names.lead_ins = []
+            out.append(self._led(self.item(i)) + (" — unless there already is one: then leave it as it "
                                        "is and don't add a second" if i in self.unless else ""))
-            self.grouped = False
+            self.words.grouped = False
         return out
 
     def _fanouts(self) -> dict[int, int]:
@@ -522,7 +247,15 @@ class Request:
         path = find(output, answer.values[0], answer.selection is not None)
         kind = type_words(answer.semantic) or words(answer.semantic)
         role, own = split_field(last_field(path), answer.semantic) if path else ("", kind)
-        source = ArgSource(kind="step", step=last, path=path, selection=answer.selection)
+        self.names.lead_ins = []
         if role:
-            return f"tell me the {own} of {self._role(source, role)}."
-        return f"tell me the {own} of {self.record(last, answer.selection, path=path)}."
+            said = f"tell me the {own} of {self.names.role(last, answer.selection, path, role)}."
+        else:
+            said = f"tell me the {own} of {self.names.record(last, answer.selection, path=path)}."
+        return self._led(said, ", and ")
+
+    def _led(self, text: str, then: str = "; then ") -> str:
+        """``text`` after the reads the names looked up on their own ("find the deal ...;
+        then add ..."): a description goes at most ``CHAIN`` records deep."""
+        leads, self.names.lead_ins = self.names.lead_ins, []
+        return f"find {' and '.join(leads)}{then}{text}" if leads else text

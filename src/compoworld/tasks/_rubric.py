@@ -18,6 +18,7 @@ from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._context import strong
 from compoworld.tasks._diff import Key, kind_of, net_changes
 from compoworld.tasks._model import Criterion, Scenario, Selection, Step
+from compoworld.tasks._vocabulary import users_own
 from compoworld.types import get_type
 
 GENERATED_ID = "a generated id: the runtime numbers new records"
@@ -153,8 +154,10 @@ def answer_criteria(step: Step, env: Environment,
     given = {repr(v) for v in known}
     # A value a call was given (the filter every item matches, the email the customer was
     # created with) is nothing to tell.
+    # Nor is the user's own name, email, phone or company (the sender of a message they sent):
+    # a report back asks only for what the user does not know.
     facts = [f for f in extract_facts(tool.output_schema, step.output, service)
-             if repr(f.value) not in given]
+             if repr(f.value) not in given and not users_own(env.pool.user, f.value)]
     services = list(dict.fromkeys(s.tool.split(SEPARATOR, 1)[0] for s in steps))
     for fact in facts:
         if fact.list_path is None and _answerable(fact.key):

@@ -11,7 +11,7 @@ from compoworld.service import Param, Tool
 from compoworld.tasks._context import Context
 from compoworld.tasks._model import Selection
 from compoworld.tasks._roles import entity_of, may_state
-from compoworld.types import get_type
+from compoworld.types import get_type, text_role
 
 _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
                "body": "Hello, a quick note to follow up on our last exchange.",
@@ -61,6 +61,8 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
             return rng.choice(_TAGS)
         if words & _TITLES:
             return rng.choice(_NAMES)
+        if text_role(param.name) == "code":
+            return None  # an opaque code ("PRI-646488") is looked up, never said by heart
         # An identifier has no spaces: a sentence in an id-like column is filler, not an id.
         held = [v for v in ctx.column_values(service, param.name) if " " not in v]
         return rng.choice(held) if held else None

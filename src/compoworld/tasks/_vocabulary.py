@@ -120,6 +120,17 @@ def pick_key(selection: Selection | None) -> str | None:
     return selection.model_dump_json() if selection is not None else None
 
 
+def users_own(user: Person, value: Any) -> bool:
+    """Whether ``value`` is one the user knows as their own: their name (or a part of it),
+    email, phone, username, address, or their company's name, email or phone."""
+    if not isinstance(value, str) or not value:
+        return False
+    company = user.company
+    own = (user.name, user.first_name, user.last_name, user.email, user.phone, user.username,
+           user.address, company.name, company.email, company.phone)
+    return value.casefold() in {v.casefold() for v in own if v}
+
+
 def own_words(user: Person, value: Any, use: str) -> str | None:
     """``value`` as the user says it when it is their own name, email, phone or company ("my
     email address"; "me", "my company" for ``use == "who"``), else None."""

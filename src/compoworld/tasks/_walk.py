@@ -39,6 +39,7 @@ from compoworld.tasks._motifs import (
 )
 from compoworld.tasks._roles import misuses_user, renames_owner
 from compoworld.tasks._values import selections
+from compoworld.tasks._write_purpose import purposeful
 
 
 @dataclass
@@ -206,6 +207,7 @@ OUTCOMES = {
     "needs": "it needs an id no earlier answer holds (a start has none)",
     "fill": "its required inputs cannot be supplied",
     "stage": "what it was given fits no stage of the motif",
+    "purpose": "a write whose purpose cannot be stated (tasks._write_purpose)",
     "call": "the call failed on the seeded world",
     "no-op": "a write that changed nothing, or not what its stage says",
     "role": "it misused the user's account or undid an earlier change",
@@ -436,6 +438,9 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     arguments, sources = filled
     if need_source and all(s.kind == "user" for s in sources.values()):
         return refuse("stage")  # every step after the first depends on an earlier answer
+    if tool.kind == "write" and not purposeful(tool, env.services[name.split(SEPARATOR, 1)[0]]
+                                               .domain, arguments, sources):
+        return refuse("purpose")  # nothing the request could say it is for
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
         return refuse("stage")  # it fits no stage of the motif
