@@ -268,6 +268,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         ran = run_planted(ctx.fresh_work(), dated) if dated is not None else None
         if ran is not None:
             plan, changes = ran
+            if condition is not None and condition.holds:  # its write may be the one dated
+                condition = condition.model_copy(update={"then": plan[-1]})
         elif dated is not None:  # the moved date is refused: the plan as it was
             ran = run_planted(ctx.fresh_work(), plan)
             if ran is None:
