@@ -198,7 +198,7 @@ def _column_values(env: Environment, service: str, entity: str, column: str) -> 
     key = (service, entity, column, env.db(service).digest())
     found = _COLUMN_VALUES.get(key)
     if found is None:
-        items = []
+        items: list[Any] = []
         for record in env.db(service).select(entity):
             value = record.get(column)
             items.extend(item for item in (value if isinstance(value, list) else [value])
