@@ -1,23 +1,30 @@
 """Task generation benchmark: verified tasks/s, yield, rejections per gate, service spread.
 
     python bench/generate.py [--tasks 1000] [--seed 0] [--workers 2] [--verify 50] [--json]
+                             [--profile N]
 
 Wall time is measured from the call that starts the workers to the last task (worker start-up
 included; the catalog is loaded once before, as any long run does). CPU time adds this process
 and its (finished) workers: on a shared machine, ``tasks_per_cpu_s`` times the number of cores
 is what the run would reach alone. ``--verify N`` re-runs every gate of N kept tasks (evenly
 spread) on each task's own rebuilt world (``tasks.verify_task``), since generation runs the
-gates on the seeded catalog the task worlds are cut from.
+gates on the seeded catalog the task worlds are cut from. ``--profile N`` runs one process under
+cProfile (CPU time) and prints, on stderr, the N functions with the most cumulative time: where
+an attempt's CPU goes (walk, fill, calls, mounts, each gate); the figures then include
+the profiler's overhead.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
+import pstats
 import re
 import resource
 import statistics
+import sys
 import time
 from collections import Counter
 
@@ -72,15 +79,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="processes (default: 2 cores)")
     parser.add_argument("--verify", type=int, default=0, metavar="N",
                         help="re-verify N kept tasks on their own rebuilt worlds")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="one process under cProfile: the N costliest functions on stderr")
     args = parser.parse_args(argv)
+    if args.profile:
+        args.workers = 1
     warm_started = time.perf_counter()
     warm = list(generate_tasks(1, args.seed))  # load the catalog, seed it, build the graph
     warm_seconds = time.perf_counter() - warm_started
     stats = GenerationStats()
     cpu, started = _cpu(), time.perf_counter()
+    profile = cProfile.Profile(time.process_time) if args.profile else None
+    if profile is not None:
+        profile.enable()
     tasks = list(generate_tasks(args.tasks, args.seed, stats=stats, start_attempt=10_000,
                                 workers=args.workers))
     seconds, cpu_seconds = time.perf_counter() - started, _cpu() - cpu
+    if profile is not None:
+        profile.disable()
+        pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(
+            args.profile)
     spread = Counter(len(t.involved) for t in tasks)
     capabilities = Counter(c for t in tasks for c in t.labels.capabilities)
     figures: dict[str, object] = {

@@ -118,3 +118,52 @@ def test_load_tasks_names_the_bad_line_and_drops_a_torn_tail(tmp_path, tasks):
         load_tasks(path)
     with pytest.raises(UserError, match="no task file"):
         load_tasks(tmp_path / "missing.jsonl")
+
+
+def _gate_args(task: Task) -> tuple:
+    world = build_world(task)
+    reference = world.fork().env
+    for step in task.plan:
+        reference.call(step.tool, step.arguments)
+    return world.env, (lambda: world.fork().env), task.plan, task.rubric, reference
+
+
+def test_gates_cheapest_first_give_a_passing_task_the_same_verification(tasks):
+    from compoworld.tasks._verify import GATE_ORDER, gates
+    task = tasks[0]
+    initial, scratch, plan, rubric, reference = _gate_args(task)
+    every = gates(initial, scratch, plan, rubric, reference, task.instruction, task.condition,
+                  scenario=task.scenario)
+    first = gates(initial, scratch, plan, rubric, reference, task.instruction, task.condition,
+                  scenario=task.scenario, first_failure=True)
+    assert all(every.values()) and list(first.items()) == list(every.items())
+    assert set(every) <= set(GATE_ORDER)
+
+
+def test_gates_cheapest_first_stop_at_the_first_that_fails(tasks):
+    from compoworld.tasks._verify import GATE_ORDER, gates
+    task = next(t for t in tasks if _discovered(t))
+    initial, scratch, plan, rubric, reference = _gate_args(task)
+    leaky = f"{task.instruction} Use {_discovered(task)}."
+    every = gates(initial, scratch, plan, rubric, reference, leaky, task.condition,
+                  scenario=task.scenario)
+    first = gates(initial, scratch, plan, rubric, reference, leaky, task.condition,
+                  scenario=task.scenario, first_failure=True)
+    assert every["no_leak"] is False and len(every) > 1
+    assert first == {"no_leak": False}  # the cheapest gate: nothing after it ran
+    assert GATE_ORDER[0] == "no_leak"
+
+
+def test_answer_candidates_follow_a_write_to_the_field():
+    from compoworld.tasks._check import _candidates
+    world = compose(["payments"], seed=0)
+    env = world.fork().env
+    field = "payments__invoice.number"
+    before = _candidates(env, [field])
+    assert before and before == _candidates(env, [field])
+    invoice = env.call("payments__list_invoices", {"limit": 1})["data"]["items"][0]
+    env.db("payments").update("invoice", invoice["id"], number="INV-CACHE-CHECK")
+    after = _candidates(env, [field])
+    assert "INV-CACHE-CHECK" in after and "INV-CACHE-CHECK" not in before
+    env.reset()
+    assert _candidates(env, [field]) == before

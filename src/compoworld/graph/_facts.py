@@ -49,9 +49,30 @@ def _key(schema: dict[str, Any], service: str) -> Key | None:
 _Context = tuple[str | None, int | None, int, bool]
 
 
+_KEYED: dict[int, tuple[dict[str, Any], bool]] = {}
+"""Per schema (by identity, the schema kept so its id is not reused): :func:`_keyed`."""
+
+
+def _keyed(schema: dict[str, Any]) -> bool:
+    """Whether the schema or one below it (options, properties, items) types a value: an
+    answer's part read through a schema without one holds no fact (descriptions, flags)."""
+    known = _KEYED.get(id(schema))
+    if known is None or known[0] is not schema:
+        _KEYED[id(schema)] = (schema, True)  # meanwhile (a schema that holds itself): keyed
+        below = [*schema.get("anyOf", ()), *schema.get("properties", {}).values()]
+        if isinstance(schema.get("items"), dict):
+            below.append(schema["items"])
+        found = ("x-ref" in schema or "x-semantic-type" in schema
+                 or any(isinstance(sub, dict) and _keyed(sub) for sub in below))
+        if len(_KEYED) >= 65_536:
+            _KEYED.clear()
+        known = _KEYED[id(schema)] = (schema, found)
+    return known[1]
+
+
 def _walk(data: Any, schema: Any, service: str, path: str, context: _Context,
           out: list[Fact]) -> None:
-    if not isinstance(schema, dict) or data is None:
+    if not isinstance(schema, dict) or data is None or not _keyed(schema):
         return
     for option in schema.get("anyOf", ()):
         if option.get("type") != "null":

@@ -180,12 +180,33 @@ def _candidates(env: Environment, fields: Sequence[str]) -> list[Any]:
         service, entity = table.split(SEPARATOR, 1)
         if service not in env.services or entity not in env.services[service].tables:
             continue
+        for item in _column_values(env, service, entity, column):
+            seen.setdefault(repr(item), item)
+    return list(seen.values())
+
+
+_COLUMN_VALUES: dict[tuple[str, str, str, str], tuple[Any, ...]] = {}
+""":func:`_column_values` by (service, entity, column, the service's version): the version is
+a hash chained over every record the service wrote (seeding included), so equal versions hold
+equal records. Every answer criterion reads its field's values in the initial state at each
+scoring: a task's gates score a dozen runs against the same initial state."""
+
+
+def _column_values(env: Environment, service: str, entity: str, column: str) -> tuple[Any, ...]:
+    """The non-empty values of ``column`` over the records of ``entity`` (a list's items one
+    by one), in record order."""
+    key = (service, entity, column, env.db(service).digest())
+    found = _COLUMN_VALUES.get(key)
+    if found is None:
+        items: list[Any] = []
         for record in env.db(service).select(entity):
             value = record.get(column)
-            for item in value if isinstance(value, list) else [value]:
-                if item is not None and item != "":
-                    seen.setdefault(repr(item), item)
-    return list(seen.values())
+            items.extend(item for item in (value if isinstance(value, list) else [value])
+                         if item is not None and item != "")
+        if len(_COLUMN_VALUES) >= 4096:
+            _COLUMN_VALUES.clear()
+        found = _COLUMN_VALUES[key] = tuple(items)
+    return found
 
 
 def _call(c: Criterion, calls: Sequence[Call]) -> CriterionResult:

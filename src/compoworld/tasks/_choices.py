@@ -12,16 +12,21 @@ from compoworld.tasks._context import LINK_TYPES, Context, strong
 from compoworld.tasks._motifs import Operation, Stage, tool_operation
 
 _DOMAINS: dict[str, str] = {}
+_OPERATIONS: dict[str, tuple[object, Operation]] = {}  # per tool: (its node, what it does)
 
 
 def _operation(ctx: Context, name: str) -> tuple[Operation, str]:
     """What a tool does (:func:`compoworld.tasks._motifs.tool_operation`) and its service's
-    domain, from the graph's node and the catalog's index (no service is built)."""
+    domain, from the graph's node and the catalog's index (no service is built; each computed
+    once per node: a walk asks it of every candidate, for every stage)."""
     node = ctx.graph.nodes[name]
     domain = _DOMAINS.get(node.service)
     if domain is None:
         domain = _DOMAINS[node.service] = service_domain(node.service)
-    return tool_operation(node), domain
+    known = _OPERATIONS.get(name)
+    if known is None or known[0] is not node:
+        known = _OPERATIONS[name] = (node, tool_operation(node))
+    return known[1], domain
 
 
 def admits(ctx: Context, stage: Stage, name: str, touched: set[str]) -> bool:

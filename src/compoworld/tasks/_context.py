@@ -87,6 +87,9 @@ class Context:
     anchored: frozenset[str]
     needs: dict[str, tuple[Key | None, ...]]
     _values: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    statable: dict[tuple[str, str, str, str], list[Any]] = field(default_factory=dict)
+    """Per (service, semantic type, field, record): the :meth:`user_values` the user may state
+    for that field of a write (``tasks._values``; the same all through the world)."""
     _start_services: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def draw_starts(self, rng: random.Random, count: int) -> list[str]:
@@ -188,8 +191,24 @@ class Context:
         return self.scratch
 
 
-def linked(graph: DependencyGraph, name: str) -> Iterator[str]:
-    """The tools an answer of ``name`` can feed (with repeats): what a carrying key links."""
+_LINKED: dict[int, tuple[DependencyGraph, dict[str, tuple[str, ...]]]] = {}
+"""Per graph (by identity), what :func:`linked` found for each tool: a walk asks it of every
+step it took, at every step it tries."""
+
+
+def linked(graph: DependencyGraph, name: str) -> tuple[str, ...]:
+    """The tools an answer of ``name`` can feed (with repeats): what a carrying key links
+    (computed once per graph and tool)."""
+    cached = _LINKED.get(id(graph))
+    if cached is None or cached[0] is not graph:
+        cached = _LINKED[id(graph)] = (graph, {})
+    found = cached[1].get(name)
+    if found is None:
+        found = cached[1][name] = tuple(_linked(graph, name))
+    return found
+
+
+def _linked(graph: DependencyGraph, name: str) -> Iterator[str]:
     service = graph.nodes[name].service
     for key in graph.nodes[name].outputs:
         if not strong(key):

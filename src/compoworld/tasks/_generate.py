@@ -318,7 +318,8 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
         return plant(ctx.fresh_scratch(involved), planted)
 
     verification = gates(ctx.initial, scratch, plan, rubric, env, text, condition,
-                         seed=derive_seed(world, task_id), scenario=scenario)
+                         seed=derive_seed(world, task_id), scenario=scenario,
+                         first_failure=True)
     failed = [gate for gate, ok in verification.items() if not ok]
     if failed:
         return failed[0], signature

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from compoworld.tasks._model import Among
@@ -65,6 +66,7 @@ READ = frozenset({"list", "get", "find", "search", "lookup", "fetch", "retrieve"
                   "show", "view", "query", "describe", "count"})
 
 
+@lru_cache(maxsize=8192)  # a pure function of the name, asked for every candidate of a walk
 def verb_and_noun(tool_name: str) -> tuple[str, str]:
     """``find_contact_by_email`` → ("find", "contact"); ``create_porting_bulk_portability`` →
     ("create", "porting bulk portability"); ``mark_read`` → ("mark", "")."""
@@ -75,6 +77,7 @@ def verb_and_noun(tool_name: str) -> tuple[str, str]:
     return verb.lower(), noun
 
 
+@lru_cache(maxsize=8192)
 def family(tool_name: str, kind: str) -> str:
     """The kind of effect, from the tool's verb: create, update, delete, send, read, other."""
     verb = verb_and_noun(tool_name)[0]

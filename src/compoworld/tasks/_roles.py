@@ -127,6 +127,7 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", text) if w)
 
 
+@lru_cache(maxsize=8192)  # pure, and asked for every value a walk could state or carry
 def slot_role(field: str, entity: str = "") -> SlotRole | None:
     """Whom a field holds, from its name, else from its record's entity.
 
@@ -155,6 +156,7 @@ def plausible(field: str, semantic: str | None) -> bool:
     return semantic not in PERSON_TYPES or not _NOT_A_PERSON.intersection(_words(field))
 
 
+@lru_cache(maxsize=8192)
 def entity_of(tool_name: str, path: str = "") -> str:
     """The record a value sits in: the innermost named container on ``path``
     (``items.0.contact.email`` → "contact"), else the tool's noun (``list_leads`` → "leads")."""

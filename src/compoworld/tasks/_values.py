@@ -42,8 +42,7 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
     if param.semantic and param.semantic != "Ref":
         known = ctx.user_values(service, param.semantic)
         if tool.kind == "write":  # never the user's company or a colleague as a customer
-            target = (param.name, entity_of(tool.name))
-            known = [v for v in known if may_state(ctx.initial.pool, v, param.semantic, target)]
+            known = _statable(ctx, service, param.semantic, (param.name, entity_of(tool.name)))
         value = rng.choice(known) if known else None
         if value is None and param.semantic in ("Date", "DateTime"):
             day = ctx.initial.today.isoformat()
@@ -67,6 +66,17 @@ def user_value(ctx: Context, service: str, param: Param, tool: Tool, rng: random
         held = [v for v in ctx.column_values(service, param.name) if " " not in v]
         return rng.choice(held) if held else None
     return None
+
+
+def _statable(ctx: Context, service: str, semantic: str, target: tuple[str, str]) -> list[Any]:
+    """The values of :meth:`Context.user_values` the user may state for ``target`` (a field
+    and its record) of a write (:func:`may_state`), computed once per world."""
+    key = (service, semantic, *target)
+    found = ctx.statable.get(key)
+    if found is None:
+        found = ctx.statable[key] = [v for v in ctx.user_values(service, semantic)
+                                     if may_state(ctx.initial.pool, v, semantic, target)]
+    return found
 
 
 def selections(output: Any, list_path: str) -> dict[int, list[Selection]]:

@@ -47,10 +47,18 @@ def final_state(env: Environment, services: list[str]) -> tuple[object, ...]:
     return tuple(env.db(s).digest() for s in services), net
 
 
+GATE_ORDER = ("no_leak", "reference_passes", "doing_nothing_fails", "replays", "steps_needed",
+              "rule_matters", "trap_checkable", "trap_matters", "temporal_matters",
+              "tradeoff_matters", "branch_matters", "probes_fail")
+"""The gates from the cheapest to the costliest (a text search; a scoring; a replay; one
+replay per step; a replay or two per rule, trap or branch; every probe's run): with
+``first_failure`` they run in this order and stop at the first that fails."""
+
+
 def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[Step],
           rubric: list[Criterion], reference: Environment, text: str,
           condition: Condition | None = None, *, seed: int = 0,
-          scenario: Scenario | None = None) -> dict[str, bool]:
+          scenario: Scenario | None = None, first_failure: bool = False) -> dict[str, bool]:
     """The gates: reference passes, doing nothing fails, each state criterion needs its step,
     nothing leaks, the plan replays identically, and no wrong trajectory built on the plan
     (``tasks._mutations``) passes the rubric; a scenario's rule and traps matter, and a read
@@ -70,63 +78,96 @@ def gates(initial: Environment, scratch: Callable[[], Environment], plan: list[S
         seed: Seeds the arguments the mutations sample.
         scenario: The task's scenario, if any: then its rule and its traps must matter
             (``scratch`` gives worlds with its records planted).
+        first_failure: Run the gates cheapest first (:data:`GATE_ORDER`) and stop at the
+            first that fails (generation, which keeps a task only if all pass); the result
+            then holds the gates run. A task that passes gets every gate either way, in the
+            same order.
     """
+    checks = _checks(initial, scratch, plan, rubric, reference, text, condition, seed=seed,
+                     scenario=scenario)
+    if not first_failure:
+        return {name: check() for name, check in checks.items()}
+    done: dict[str, bool] = {}
+    for name in sorted(checks, key=GATE_ORDER.index):
+        done[name] = checks[name]()
+        if not done[name]:
+            break
+    return {name: done[name] for name in checks if name in done}
+
+
+def _checks(initial: Environment, scratch: Callable[[], Environment], plan: list[Step],
+            rubric: list[Criterion], reference: Environment, text: str,
+            condition: Condition | None, *, seed: int,
+            scenario: Scenario | None) -> dict[str, Callable[[], bool]]:
+    """The gates that apply to the task, each as a check not yet run, in the order a task's
+    ``verification`` lists them."""
     answers = [c for c in rubric if c.kind == "answer"]
     message = answer_message(answers)
     calls = [(s.tool, s.arguments) for s in plan]
-    passes = all(r.passed for r in score(rubric, initial, reference, message, calls))
-    does_nothing_fail = not all(r.passed for r in score(rubric, initial, initial, "", []))
     services = sorted({s.tool.split(SEPARATOR, 1)[0] for s in plan})
-    again = scratch()
-    replays = replay(again, plan) == [s.output for s in plan] and (
-        final_state(again, services) == final_state(reference, services))
-    needed = True
-    by_step: dict[int, list[Criterion]] = {}
-    for criterion in (c for c in rubric if c.kind == "state" and c.change != "absent"):
-        by_step.setdefault(int(criterion.id.split("-", 1)[0][1:]), []).append(criterion)
-    for step_index, criteria in sorted(by_step.items()):
-        ablated = scratch()
-        replay(ablated, plan, skip=step_index)
-        results = score(criteria, initial, ablated, message, calls)
-        needed = needed and not any(r.passed for r in results)
-        if not needed:
-            break
+
+    def replays() -> bool:
+        again = scratch()
+        return replay(again, plan) == [s.output for s in plan] and (
+            final_state(again, services) == final_state(reference, services))
+
+    def steps_needed() -> bool:
+        by_step: dict[int, list[Criterion]] = {}
+        for criterion in (c for c in rubric if c.kind == "state" and c.change != "absent"):
+            by_step.setdefault(int(criterion.id.split("-", 1)[0][1:]), []).append(criterion)
+        for step_index, criteria in sorted(by_step.items()):
+            ablated = scratch()
+            replay(ablated, plan, skip=step_index)
+            if any(r.passed for r in score(criteria, initial, ablated, message, calls)):
+                return False
+        return True
+
     described = [*plan, condition.then] if condition and not condition.holds else plan
     # a refused call is asked for as stated: its values are the request's, not found ones
     described = [*described, *(t.step for t in (scenario.traps if scenario else [])
                                if t.kind == "refusal")]
-    result = {"reference_passes": passes, "doing_nothing_fails": does_nothing_fail,
-              "steps_needed": needed, "no_leak": not leaked(text, described),
-              "replays": replays}
-    rng = random.Random(derive_seed(seed, "mutations"))
-    result["probes_fail"] = not passing_mutations(plan, rubric, initial, scratch, reference, rng,
-                                                  scenario)
+    checks: dict[str, Callable[[], bool]] = {
+        "reference_passes": lambda: all(
+            r.passed for r in score(rubric, initial, reference, message, calls)),
+        "doing_nothing_fails": lambda: not all(
+            r.passed for r in score(rubric, initial, initial, "", [])),
+        "steps_needed": steps_needed,
+        "no_leak": lambda: not leaked(text, described),
+        "replays": replays,
+        "probes_fail": lambda: not passing_mutations(
+            plan, rubric, initial, scratch, reference,
+            random.Random(derive_seed(seed, "mutations")), scenario),
+    }
     if scenario is not None:
+        rule = scenario.rule
         held = next((t for t in scenario.traps if t.kind == "exception"), None)
-        if scenario.rule is not None and scenario.rule.kind == "threshold":
-            result["rule_matters"] = condition is not None and threshold_matters(
+        if rule is not None and rule.kind == "threshold":
+            checks["rule_matters"] = lambda: condition is not None and threshold_matters(
                 plan, condition, rubric, initial, scratch, message)
-        elif scenario.rule is not None and scenario.rule.kind == "exception":
-            result["rule_matters"] = held is not None and other_exception_fails(
+        elif rule is not None and rule.kind == "exception":
+            checks["rule_matters"] = lambda: held is not None and other_exception_fails(
                 plan, held, rubric, initial, scratch, message)
-        elif scenario.rule is not None:
-            result["rule_matters"] = rule_matters(plan, scenario.rule, rubric, initial, scratch,
-                                                  message)
+        elif rule is not None:
+            checks["rule_matters"] = lambda: rule_matters(plan, rule, rubric, initial, scratch,
+                                                          message)
         idempotent = [t for t in scenario.traps if t.kind == "idempotency"]
         if idempotent:  # an agent must be able to see that the record is already there
-            result["trap_checkable"] = all(find_check(scratch(), trap, scenario.planted)
-                                           is not None for trap in idempotent)
+            checks["trap_checkable"] = lambda: all(
+                find_check(scratch(), trap, scenario.planted) is not None
+                for trap in idempotent)
         if scenario.traps:
-            result["trap_matters"] = all(_TRAP_GATES.get(trap.kind, trap_matters)(
+            checks["trap_matters"] = lambda: all(_TRAP_GATES.get(trap.kind, trap_matters)(
                 plan, trap, rubric, initial, scratch, message) for trap in scenario.traps)
     if any(src.op == "shift" for s in plan for src in s.sources.values()):
-        result["temporal_matters"] = shift_matters(plan, rubric, initial, scratch, message)
+        checks["temporal_matters"] = lambda: shift_matters(plan, rubric, initial, scratch,
+                                                           message)
     if tradeoffs(plan):
-        result["tradeoff_matters"] = one_criterion_fails(plan, rubric, initial, scratch, message)
+        checks["tradeoff_matters"] = lambda: one_criterion_fails(plan, rubric, initial, scratch,
+                                                                 message)
     if condition is not None:
-        result["branch_matters"] = branch_matters(initial, scratch, plan, condition, rubric,
-                                                  message)
-    return result
+        checks["branch_matters"] = lambda: branch_matters(initial, scratch, plan, condition,
+                                                          rubric, message)
+    return checks
 
 
 def verify_task(task: Task) -> dict[str, bool]:
