@@ -429,7 +429,8 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     # The service is mounted (seeded: the costliest part of a try on a large catalog) only
     # once the step is filled and fits a stage, or where filling reads its records (a value
     # the user states): most candidates of a new service are refused before.
-    tool = load_service(service).tools[tool_name]
+    definition = load_service(service)
+    tool = definition.tools[tool_name]
     wanted = frozenset() if stages is None or walk_.motif is None else frozenset().union(
         *(walk_.motif.all_stages[i].takes for i in stages))
     filled = fill_step(ctx, walk_, name, tool, rng, fake, wanted)
@@ -438,8 +439,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     arguments, sources = filled
     if need_source and all(s.kind == "user" for s in sources.values()):
         return refuse("stage")  # every step after the first depends on an earlier answer
-    if tool.kind == "write" and not purposeful(tool, env.services[name.split(SEPARATOR, 1)[0]]
-                                               .domain, arguments, sources):
+    if tool.kind == "write" and not purposeful(tool, definition.domain, arguments, sources):
         return refuse("purpose")  # nothing the request could say it is for
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
