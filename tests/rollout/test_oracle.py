@@ -197,6 +197,10 @@ def test_narrators_extend_the_notes(tasks: list[Task]) -> None:
 
     narrator: Narrator = PolicyFirst()
     trajectory = _run(tasks[0], OracleAgent(narrators=[narrator]))
-    assistant = [m for m in trajectory.messages if m["role"] == "assistant"][:-1]
-    assert all(m["reasoning_content"].startswith("The refund policy caps this at 500.")
-               for m in assistant if m.get("tool_calls"))
+    turns = [m["reasoning_content"] for m in trajectory.messages
+             if m["role"] == "assistant" and m.get("tool_calls")]
+    if tasks[0].scenario is not None:  # the first turn opens by saying whom the agent works for
+        opening = f"I am working for {tasks[0].scenario.persona}, on what they asked for and nothing more. "
+        assert turns[0].startswith(opening)
+        turns[0] = turns[0].removeprefix(opening)
+    assert turns and all(text.startswith("The refund policy caps this at 500.") for text in turns)
