@@ -48,6 +48,7 @@ def test_recorded_sequences_agree_only_where_the_compiled_state_holds_the_real_o
     # symbol): reads of a stock agree; from an empty state the real one answers alone
     assert loaded["get_stock_info"]["both_ok"] == loaded["get_stock_info"]["calls"] > 0
     assert loaded["get_stock_info"]["verdict"] == "faithful"
+    assert loaded["get_stock_info"]["values"] == 1.0  # the real prices, read back
     assert empty["get_stock_info"]["real_only"] == empty["get_stock_info"]["calls"]
     assert empty["get_stock_info"]["verdict"] == "unfaithful"
     # an order id the real side numbered (an integer) is refused by the compiled side
