@@ -178,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     recording = (json.loads(args.recorded.read_text()) if args.recorded
                  else real_outputs(args.peer_venv, args.classes))
+    wanted = set(args.classes)  # a recording made for more classes is cut to these
+    recording = {**recording, "docs": {c: d for c, d in recording["docs"].items() if c in wanted},
+                 "entries": [e for e in recording["entries"] if set(e["classes"]) <= wanted]}
     if args.record:
         args.record.write_text(json.dumps(recording, indent=1, sort_keys=True) + "\n")
     specs = compile_backends(recording["docs"], args.seed)
