@@ -15,6 +15,9 @@ REPO = Path(__file__).resolve().parent.parent
 PEER_SCRIPT = Path(__file__).resolve().parent / "_peer_bfcl.py"
 DEFAULT_PEER_VENV = REPO / ".cache" / "bench-peer-venv"
 BFCL_REQUIREMENT = "bfcl-eval==2026.3.23"
+# bfcl-eval's own pin of the one dependency its backends need beyond the standard library
+# (MathAPI imports mpmath; bench/fidelity_bfcl.py runs it)
+PEER_EXTRAS = ("mpmath==1.3.0",)
 SETUP_COMMAND = ".venv/bin/python bench/runtime.py --setup-peer"
 
 
@@ -23,15 +26,16 @@ def peer_python(venv: Path) -> Path:
 
 
 def setup_peer(venv: Path) -> int:
-    """Create the peer venv: bfcl-eval without its (heavy) dependencies; then check its path."""
+    """Create the peer venv: bfcl-eval without its (heavy) dependencies (but mpmath, which its
+    MathAPI backend imports); then check its path."""
     python = peer_python(venv)
     if not python.exists():
         log(f"creating {venv}")
         venv.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    log(f"installing {BFCL_REQUIREMENT} --no-deps into {venv}")
+    log(f"installing {BFCL_REQUIREMENT} {' '.join(PEER_EXTRAS)} --no-deps into {venv}")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--no-deps", BFCL_REQUIREMENT], check=True)
+                    "--no-deps", BFCL_REQUIREMENT, *PEER_EXTRAS], check=True)
     done = subprocess.run([str(python), str(PEER_SCRIPT), "--check"], capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:

@@ -33,14 +33,22 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from _agreement import (
+    count,
+    finish,
+    new_row,
+    print_rows,
+    read_answer,
+    refuses,
+    summarize,
+    write_measurements,
+)
 from compoworld.compiler import compile_mcp, verify_spec
 from compoworld.compiler._rules import identifier
 from compoworld.service import Environment, Provenance, build_service, sample_arguments
@@ -52,43 +60,24 @@ _PATHS = {"path", "file_path", "directory", "dir", "source", "destination"}
 _ROOTS = {"repo_path", "repository", "root"}  # the server's root itself (git's repository)
 
 
-_REFUSAL = re.compile(
-    r"^\W*(error|failed|failure|invalid|unknown|cannot|can't|unable|no such)\b"
-    r"|\b(not found|does not exist|doesn't exist|is required|not allowed|access denied)\b",
-    re.IGNORECASE)
-
-
-def _refuses(value: dict[str, Any]) -> bool:
-    """A JSON answer saying it refused: ``{"error": ...}``, ``{"success": false}``,
-    ``{"status": "error" | "task_not_found" | "failed"}``."""
-    status = value.get("status")
-    return bool(value.get("error")) or value.get("success") is False or (
-        isinstance(status, str) and bool(re.search(r"error|not_found|fail|invalid", status)))
-
-
 def _json_of(result: Any) -> tuple[bool, Any, str]:
-    """(success, the JSON object answered or None, the first text line) of an MCP result.
-
-    A plain-text answer whose first line reads as a refusal (``Error: ...``, ``Task not
-    found``) is a refusal even without ``isError``: servers answer so.
-    """
+    """(success, the JSON object answered or None, the first text line) of an MCP result
+    (a plain-text or JSON refusal is a refusal even without ``isError``: :func:`read_answer`)."""
     ok = not bool(getattr(result, "isError", False) or getattr(result, "is_error", False))
     structured = getattr(result, "structuredContent", None) or getattr(
         result, "structured_content", None)
     text = next((b.text for b in getattr(result, "content", None) or []
                  if getattr(b, "text", None)), "")
     line = " ".join(text.split())[:160]
-    try:
-        value = json.loads(text) if text else structured
-    except ValueError:  # plain text (a primitive answer is also {"result": text} structured)
-        return ok and not _REFUSAL.search(line), None, line
-    if isinstance(value, dict) and _refuses(value):
-        ok = False
-    return ok, value if isinstance(value, dict) else None, line
+    if not text and isinstance(structured, dict):
+        return ok and not refuses(structured), structured, line
+    answered, value = read_answer(text, ok)
+    return answered, value, line
 
 
 async def measure(name: str, doc: dict[str, Any], command: list[str], env: dict[str, str],
-                  root: str, rounds: int, seed: int, trace: bool = False) -> dict[str, Any]:
+                  root: str, rounds: int, seed: int, trace: bool = False,
+                  least: float = 0.8) -> dict[str, Any]:
     """Run ``rounds`` sequences of calls to every implemented tool of the service compiled
     from ``doc`` (a ``tools/list`` result) against the server ``command`` starts and against
     the compiled service, both from an empty state; the per-tool counts (see the module)."""
@@ -105,10 +94,7 @@ async def measure(name: str, doc: dict[str, Any], command: list[str], env: dict[
         "properties") or {}} for t in doc["tools"]}
     rng = random.Random(seed)
     tools = [t for t in compiled.tools if not t.simulated]
-    rows: dict[str, dict[str, Any]] = {
-        t.name: {"source": t.source, "calls": 0, "both_ok": 0, "both_refused": 0,
-                 "ours_only": 0, "real_only": 0, "shaped": 0, "overlap": 0}
-        for t in tools}
+    rows = {t.name: new_row(t.source) for t in tools}
     # HOME is the temporary root too: servers keeping state under it (taskmanager's
     # ~/Documents/tasks.json) start empty on every run, as the compiled side does
     params = StdioServerParameters(command=command[0], args=command[1:],
@@ -129,36 +115,15 @@ async def measure(name: str, doc: dict[str, Any], command: list[str], env: dict[
                     real_ok, real_json, line = _json_of(result)
                 except Exception as error:  # a protocol-level refusal
                     real_ok, real_json, line = False, None, f"{type(error).__name__}: {error}"
-                row = rows[spec.name]
-                row["calls"] += 1
                 our_ok = bool(ours["success"])
-                outcome = {(True, True): "both_ok", (False, False): "both_refused",
-                           (True, False): "ours_only", (False, True): "real_only"}[
-                    (our_ok, real_ok)]
-                row[outcome] += 1
+                count(rows[spec.name], our_ok, real_ok, ours.get("data"), real_json)
                 if trace:
                     print(f"  {spec.name} {json.dumps(real_args)[:120]}\n"
                           f"    ours {'ok' if our_ok else ours.get('error', '')!s:.100}\n"
                           f"    real {'ok' if real_ok else 'refused'}: {line:.100}")
-                data = ours.get("data")
-                if real_ok and ours["success"] and isinstance(real_json, dict) and isinstance(
-                        data, dict):
-                    row["shaped"] += 1
-                    row["overlap"] += bool(set(real_json) & set(data))
-    for row in rows.values():
-        row["informative"] = row["calls"] - row["both_refused"]
-        row["agreement"] = (row["both_ok"] / row["informative"] if row["informative"]
-                            else None)
-        row["shape"] = row["overlap"] / row["shaped"] if row["shaped"] else None
+    finish(rows, least)
     return {"server": name, "tools": len(compiled.tools), "implemented": len(tools),
             "per_tool": rows}
-
-
-def verdict(agreement: float | None, least: float) -> str:
-    """``faithful`` / ``unfaithful`` by the agreement, ``unmeasured`` without one."""
-    if agreement is None:
-        return "unmeasured"
-    return "faithful" if agreement >= least else "unfaithful"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,35 +155,17 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 doc = json.loads((CORPUS / f"{name}.json").read_text())
                 measured = anyio.run(measure, name, doc, command, env, tmp, args.rounds,
-                                     args.seed, args.trace)
+                                     args.seed, args.trace, args.min_agreement)
             except Exception as error:
                 report.append({"server": name, "error": f"{type(error).__name__}: {error}"})
                 continue
-        for row in measured["per_tool"].values():
-            row["verdict"] = verdict(row["agreement"], args.min_agreement)
         report.append(measured)
-    rows = [r for m in report for r in m.get("per_tool", {}).values()]
-    agreements = [r["agreement"] for r in rows if r["agreement"] is not None]
-    summary = {
-        "servers": len([m for m in report if "per_tool" in m]),
-        "tools_run": len(rows),
-        "tools_measured": len(agreements),
-        "unmeasured": len(rows) - len(agreements),
-        "faithful": sum(r["verdict"] == "faithful" for r in rows),
-        "agreement_min": min(agreements) if agreements else None,
-        "agreement_median": statistics.median(agreements) if agreements else None,
-        "moved_to_simulated": sum(r["verdict"] == "unfaithful" for r in rows),
-        "min_agreement": args.min_agreement, "rounds": args.rounds,
-    }
+    summary = {"servers": len([m for m in report if "per_tool" in m]),
+               **summarize([r for m in report for r in m.get("per_tool", {}).values()]),
+               "min_agreement": args.min_agreement, "rounds": args.rounds}
     if args.out:
-        measured = {m["server"]: {t: {k: r[k] for k in ("source", "calls", "informative",
-                                                        "both_ok", "both_refused", "ours_only",
-                                                        "real_only", "agreement", "shape",
-                                                        "verdict")}
-                                  for t, r in sorted(m["per_tool"].items())}
-                    for m in report if "per_tool" in m}
-        args.out.write_text(json.dumps({"summary": summary, "servers": measured}, indent=1,
-                                       sort_keys=True) + "\n")
+        write_measurements(args.out, summary, {m["server"]: m["per_tool"] for m in report
+                                               if "per_tool" in m})
     if args.json:
         print(json.dumps({"summary": summary, "servers": report}, indent=1))
         return 0
@@ -227,12 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m['server']}: not measured ({m['error'][:200]})")
             continue
         print(f"{m['server']}: {m['implemented']} of {m['tools']} tools implemented")
-        for tool, r in m["per_tool"].items():
-            shape = "n/a" if r["shape"] is None else f"{r['shape']:.0%}"
-            agreement = "n/a" if r["agreement"] is None else f"{r['agreement']:.0%}"
-            print(f"  {tool:40s} agreement {agreement:>4s} (both answered {r['both_ok']}, "
-                  f"only ours {r['ours_only']}, only real {r['real_only']}, both refused "
-                  f"{r['both_refused']} of {r['calls']}) shape {shape} {r['verdict']}")
+        print_rows(m["per_tool"])
     print(json.dumps(summary))
     return 0
 

@@ -102,3 +102,25 @@ def test_scenarios_benchmark_counts_people_by_identity_across_worlds(monkeypatch
     assert figures["max_person_share"] == round(2 / 5, 3)  # a's first person, by name and email
     assert figures["max_person_name_share"] >= figures["max_person_share"]
     assert figures["max_company_share"] >= round(1 / 5, 3)
+
+
+def test_fidelity_bfcl_benchmark_on_recorded_real_outputs(tmp_path):
+    """``bench/fidelity_bfcl.py`` end to end on the committed recording of bfcl-eval's
+    TradingBot (``tests/compiler/bfcl_trading_recorded.json``): the summary and the file
+    ``catalog build --fidelity`` reads agree."""
+    recorded = Path(__file__).parent / "compiler" / "bfcl_trading_recorded.json"
+    out = tmp_path / "fidelity.json"
+    result = subprocess.run(
+        [sys.executable, str(BENCH.parent / "fidelity_bfcl.py"), "--recorded", str(recorded),
+         "--json", "--out", str(out)], capture_output=True, text=True, timeout=300, check=True,
+    )
+    report = json.loads(result.stdout)
+    summary = report["summary"]
+    assert summary["services"] == 1 and summary["entries"] == 6 and summary["tools_run"] == 12
+    assert summary["tools_measured"] + summary["unmeasured"] == summary["tools_run"]
+    assert summary["faithful"] + summary["moved_to_simulated"] == summary["tools_measured"]
+    assert report["planted"]["TradingBot"]["stocks"] > 0
+    written = json.loads(out.read_text())
+    assert written["summary"] == summary
+    rows = written["servers"]["trading_bot"]
+    assert sum(r["verdict"] == "unfaithful" for r in rows.values()) == summary["moved_to_simulated"]

@@ -15,8 +15,9 @@ sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
 
 import anyio
 
+from _agreement import verdict
 from compoworld.compiler._harvest import harvest_mcp
-from fidelity import measure, verdict
+from fidelity import measure
 
 # A notes server with no create tool: every get of an id refuses ("Note not found", plain
 # text, no isError) as the compiled side's 404 does; its delete answers "Deleted" for any

@@ -58,6 +58,10 @@ def build(
     keep_islands: Annotated[bool, typer.Option(help="Keep services that share no identifying "
                                                "type with any other (excluded by default).")]
     = False,
+    fidelity: Annotated[list[Path] | None, typer.Option(help="Measurements against real "
+                                                        "implementations (bench/fidelity.py "
+                                                        "--out; repeatable): tools measured "
+                                                        "unfaithful are simulated.")] = None,
 ) -> None:
     """Fetch (cached), select, compile and verify; resumable (a rerun skips finished services)."""
     from compoworld.compiler._build import build_catalog
@@ -69,8 +73,11 @@ def build(
         files = build_embedded(out or EMBEDDED_DIR, workers=workers)
         console.print(f"wrote {len(files)} embedded services to {out or EMBEDDED_DIR}")
         return
+    from compoworld.compiler._fidelity import read_fidelity
+
     report = build_catalog(source, out or Path("catalog"), limit=limit, workers=workers,
-                           retry_failed=retry_failed, keep_islands=keep_islands)
+                           retry_failed=retry_failed, keep_islands=keep_islands,
+                           fidelity=read_fidelity(fidelity) if fidelity else None)
     console.print(f"{report.out_dir}: {report.built} built, {report.skipped_done} already done, "
                   f"{report.excluded} excluded (implementability), {report.failed} failed "
                   f"({report.selected} selected); {report.islands} islands excluded (no "

