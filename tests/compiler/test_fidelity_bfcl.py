@@ -51,7 +51,8 @@ def test_recorded_sequences_agree_only_where_the_compiled_state_holds_the_real_o
     assert loaded["get_stock_info"]["values"] == 1.0  # the real prices, read back
     assert empty["get_stock_info"]["real_only"] == empty["get_stock_info"]["calls"]
     assert empty["get_stock_info"]["verdict"] == "unfaithful"
-    # an order id the real side numbered (an integer) is refused by the compiled side
+    # an order id the real side numbered (12446, from its order counter) names no order the
+    # compiled side made: taken as an integer, then not found
     assert loaded["get_order_details"]["real_only"] > 0
     assert loaded["get_order_details"]["verdict"] == "unfaithful"
     # a tool no recorded call reaches is unmeasured, never faithful

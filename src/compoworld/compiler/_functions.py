@@ -145,6 +145,17 @@ def _listing(noun: list[str], description: str) -> bool:
                             "gets a list", "retrieve a list", "retrieves a list"))
 
 
+_VERDICT_VERBS = {"verify", "check", "validate"}
+"""Verbs asking whether something holds: with a yes / no in the answer, a question about the
+inputs (``compute``), not a lookup or a status change of a record they would name."""
+
+
+def _verdict(output: dict[str, Any]) -> bool:
+    """Whether an answer holds a yes / no (a boolean property: ``verification_status``)."""
+    return any(isinstance(v, dict) and v.get("type") == "boolean"
+               for v in (output.get("properties") or {}).values())
+
+
 _READ_OR_WRITE = {"open"}
 """Verbs that create (``open_account``, ``open_ticket``) unless their object is a reading."""
 _READ_TAILS = {"details", "detail", "info", "information", "contents", "content"}
@@ -178,6 +189,10 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
             singular(noun[-1]) == noun[-1]):
         return None, (f"{' '.join(noun[:1])!r} {noun[-1]} is chosen by an order the engine "
                       "does not know, not named")
+    relation = _relation(verb, rest)
+    planned = _relation_plan(name, verb, relation, inputs, required, dialect) if relation else None
+    if planned is not None:
+        return planned
     wrapped = _wrapper(inputs)
     if wrapped:
         return None, (f"every input is wrapped in the object {wrapped!r} (the engine takes "
@@ -197,6 +212,11 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     hint = " (readOnlyHint)" if read_only else ""
     ids = [k for k in inputs if identifier(k) in ("id", f"{entity}_id", f"{noun[-1]}_id")]
     lookup = family is None or (family == "get" and not ids)
+    if verb in _VERDICT_VERBS and not ids and inputs and _verdict(output):
+        # verify_traveler_information(first_name, ...) → {verification_status: false}: a
+        # question about the inputs, answered yes or no, never a 404 for an unknown traveler
+        return ToolPlan(op="compute", entity=entity, noun="_".join(noun), source=name,
+                        rule=f"compute:verb {verb} answering a verdict → compute"), ""
     if lookup or (read_only and family in _WRITES):
         if (words & COMPUTE_NOUNS and not words & ARITHMETIC and output.get("properties")
                 and inputs):
@@ -261,6 +281,44 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
     elif family in ("send", "count", "summary"):
         plan.rule = {"send": f"action:verb {verb} → send {entity}",
                      "count": "action:count → count"}.get(family, f"action:verb {verb} → summary")
+    return plan, ""
+
+
+def _relation(verb: str, rest: list[str]) -> tuple[list[str], list[str]] | None:
+    """``add [X] to Y`` / ``remove [X] from Y`` → (X's words, maybe none; Y's words), or None."""
+    if verb not in ("add", "remove") or not {"to", "from"} & set(rest):
+        return None
+    at = next(i for i, word in enumerate(rest) if word in ("to", "from"))
+    container = core_noun(rest[at + 1:])
+    return (core_noun(rest[:at]), container) if container else None
+
+
+def _relation_plan(name: str, verb: str, relation: tuple[list[str], list[str]],
+                   inputs: dict[str, dict[str, Any]], required: list[str], dialect: str
+                   ) -> tuple[ToolPlan | None, str] | None:
+    """``add_to_watchlist(stock)`` / ``remove_stock_from_watchlist(symbol)``: an entry of Y
+    (the watchlist) added or taken out, the one input naming its member (the stock) — never a
+    new stock nor a stock deleted from the market. A removal from one Y record (an input naming
+    it, or more inputs than the member) is simulated; such an add is left to the other rules
+    (None: ``add_comment_to_issue(issue_id, body)`` creates a comment of the issue)."""
+    member, container = relation
+    entity = entity_name("_".join(container))
+    word = "to" if verb == "add" else "from"
+    what = " ".join(member) or "a record"
+    if len(inputs) != 1 or list(inputs) != required or any(
+            identifier(k) in ("id", f"{entity}_id", f"{container[-1]}_id") for k in inputs):
+        if verb == "add":
+            return None
+        return None, (f"{verb!r} {what} {word} one {entity} (a relation on that record, or one "
+                      "with more inputs than its member) has no rule")
+    key = required[0]
+    op = "create" if verb == "add" else "delete"
+    plan = ToolPlan(op=op, entity=entity, noun="_".join(container), source=name, verb=verb,
+                    rule=f"{dialect}:verb {verb} {word} {entity} → {op} of an entry")
+    if member:  # its field is named for the member, whatever the input is called
+        plan.renames = {key: "_".join(member)}
+    if op == "delete":
+        plan.keys = [key]
     return plan, ""
 
 

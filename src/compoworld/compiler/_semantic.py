@@ -292,9 +292,12 @@ def infer_semantic(name: str, schema: dict[str, Any] | None = None,
     if json_type in (None, "string") and not fmt:
         candidates += [t for pattern, t in _DESCRIPTIONS if pattern.search(text)]
     example = _example(schema, text)
+    stated = _stated_format(text) if json_type in (None, "string") else None
     for candidate in candidates:
         if candidate in _PERSON_TYPES and kind in _NOT_PEOPLE:
             continue
+        if stated is not None and not _accepts(candidate, stated):
+            continue  # expiration_date "in the format MM/YYYY" is no Date (YYYY-MM-DD)
         if not _example_fits(candidate, example):
             continue  # "domain: the site the groups belong to, example: netherlands"
         if candidate == "Money" and json_type == "integer" and parts[-1] in ("total", "balance"):
@@ -364,6 +367,36 @@ def _example_fits(semantic: str, example: str | None) -> bool:
         return bool(re.fullmatch(r"[\d-]{9,16}[\dXx]", example))
     if semantic in _NAMEY:  # digits alone are a sloppy example more often than an id
         return not re.search(r"@|://|_|^[a-f0-9]{8}-[a-f0-9-]{8,}$", example, re.I)
+    return True
+
+
+_FORMAT_PARTS = {"YYYY": "2024", "YY": "24", "MM": "01", "DD": "28", "HH": "13", "hh": "01",
+                 "mm": "30", "ss": "00"}
+_STATED = re.compile(r"(?<![A-Za-z])((?:YYYY|YY|MM|DD|HH|hh|mm|ss)(?:[-/.: T]?(?:YYYY|YY|MM|DD|HH|"
+                     r"hh|mm|ss))+)(?![A-Za-z])")
+"""A format the description states (``MM/YYYY``, ``DD.MM.YYYY``, ``YYYY-MM-DD HH:mm``)."""
+
+
+def _stated_format(text: str) -> str | None:
+    """A value written in the format the description states (``MM/YYYY`` → ``01/2024``), or
+    None when it states none."""
+    match = _STATED.search(text)
+    if match is None:
+        return None
+    return re.sub("|".join(_FORMAT_PARTS), lambda m: _FORMAT_PARTS[m.group(0)], match.group(1))
+
+
+def _accepts(semantic: str, value: str) -> bool:
+    """Whether ``semantic`` takes a value written as the description says (a Date is
+    ``YYYY-MM-DD``: a card's ``MM/YYYY`` expiry is no Date)."""
+    kind = get_type(semantic)
+    if kind.pattern and not re.fullmatch(kind.pattern, value):
+        return False
+    try:
+        if kind.check is not None:
+            kind.check(value)
+    except ValueError:
+        return False
     return True
 
 

@@ -67,6 +67,9 @@ class ToolPlan:
     keys: list[str] = field(default_factory=list)
     """Inputs naming the record by a natural key (a path, a name) instead of an id; beside an
     id, the inputs scoping it (its parents' ids), which the record must match."""
+    renames: dict[str, str] = field(default_factory=dict)
+    """Inputs naming a field of another name: ``remove_stock_from_watchlist(symbol)`` matches
+    the watchlist entry's ``stock``."""
     text: str = ""
     """The source's whole description, when ``description`` is only its first sentence."""
     body: frozenset[str] = frozenset()
@@ -144,7 +147,10 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
     one = op in ("get", "update", "delete", "transition")
     keyed = one and not plan.id_param
     if plan.id_param and one:
+        # an id the source declares integer (bfcl's ticket_id) is taken as one
+        declared = next((s.get("type") for n, s, _ in inputs if n == plan.id_param), None)
         add(ParamSpec(name=identifier(plan.id_param), role="id",
+                      type="integer" if declared == "integer" else None,
                       description=f"The id of the {entity}."))
     if keyed and not plan.keys and not parents:
         asm.entity(entity).singleton = True
@@ -154,7 +160,8 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if one and (name in parents or name in plan.keys):
             # the key, or beside an id its scope: GET /projects/{project_id}/notes/{note_id}
-            key = parents.get(name) or asm.add_field(entity, name, schema, description=text)
+            key = parents.get(name) or asm.add_field(entity, plan.renames.get(name, name),
+                                                     schema, description=text)
             if key and key != "id":
                 need = keyed or name in parents or bool(required)
                 add(ParamSpec(name=pname, role="filter", field=key, required=need,
@@ -321,7 +328,7 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         if op == "update" and pname.startswith("new_") and (pname[4:] in (
                 *draft.fields, *plan.keys, "name") or f"old_{pname[4:]}" in given):
             name = pname[4:]  # gitlab update_label(new_name): renames the label's `name`
-        fname = asm.add_field(entity, member or name,
+        fname = asm.add_field(entity, member or plan.renames.get(name, name),
                               schema["items"] if member else schema, description=text)
         if fname is None or (fname == "id" and not member):
             if required or fname is None:

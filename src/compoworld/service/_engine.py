@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from annotated_types import Ge, Le
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, create_model
 
 from compoworld.errors import RecordNotFound, UserError
 from compoworld.service._actions import (
@@ -33,7 +33,7 @@ from compoworld.service._spec import (
     ToolSpec,
 )
 from compoworld.service._tool import Param, Tool
-from compoworld.types import get_type, ref_type
+from compoworld.types import SemanticTag, get_type, ref_type
 
 # Types built at run time from spec data; typed as Any so type checkers accept the construction.
 _Annotated: Any = typing.Annotated
@@ -63,6 +63,19 @@ def type_annotation(
     if type_name in _PRIMITIVES:
         return _PRIMITIVES[type_name]
     return get_type(type_name).annotation
+
+
+def _id_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def integer_id(entity: str) -> Any:
+    """The id of a record that the source declares ``integer`` (bfcl's ``ticket_id``, a
+    petstore ``petId``): a whole number is read as the record id's text (``1`` → ``"1"``), and
+    a record id the engine made (a string) is taken as well. In JSON schema: integer or string,
+    with ``x-ref``."""
+    return _Annotated[str, BeforeValidator(_id_text, json_schema_input_type=int | str),
+                      SemanticTag("Ref", ref=entity)]
 
 
 def _field_annotation(spec: FieldSpec) -> Any:
@@ -148,6 +161,8 @@ class _ToolBuilder:
         else:  # order
             annotation = _Literal["asc", "desc"]
             default = default or "asc"
+        if p.role == "id" and p.type == "integer":
+            annotation = integer_id(self.entity.name)
         description = p.description or (
             f"The {p.field or p.name} of the {self.entity.name} (identifies it)." if self._keyed
             else _describe(p, self.entity.name))

@@ -85,7 +85,9 @@ class ParamSpec(_Model):
     role: ParamRole
     field: str | None = None
     op: FilterOp = "eq"
-    type: str | None = None
+    type: str | None = Field(default=None, description=(
+        "On an ``id``: ``integer`` when the source declares integer ids (a whole number is "
+        "then read as the record id's text)."))
     description: str = ""
     required: bool | None = None
     default: Any = None
