@@ -13,8 +13,11 @@ replayed, in order, on one environment of the compiled services of its classes, 
 * ``--start loaded`` (default): the real starting state where the compiled model can hold it —
   every collection of records in the class's config (a list of objects, or an object of
   objects: ``ticket_queue``, ``tweets``) is planted into the compiled entity sharing the most
-  field names with it (at least two), the fields it shares; the rest of the config (a file
-  tree, a logged-in flag, a balance) has no place in the model and is left out.
+  field names with it (at least two), the fields it shares whose values the entity takes (a
+  ticket's ``priority: "High"``, where the docs say integer, is left out, not the ticket); a
+  list of plain values (``watch_list: ["NVDA"]``) becomes the entries of the one-field entity
+  named like it (``watchlist``); the rest of the config (a file tree, a logged-in flag, a
+  balance) has no place in the model and is left out.
 
 Per implemented tool it counts, as ``bench/fidelity.py`` does (``bench/_agreement.py``), calls
 both sides answered, only ours, only the real one, both refused; ``agreement`` among the calls
@@ -35,12 +38,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from _agreement import count, finish, new_row, print_rows, read_answer, summarize, write_measurements
 from _peer import DEFAULT_PEER_VENV, SETUP_COMMAND, peer_python
 from compoworld.compiler import compile_openai_functions, verify_spec
-from compoworld.compiler._rules import identifier
+from compoworld.compiler._rules import identifier, singular
 from compoworld.errors import CompoWorldError
 from compoworld.service import Environment, Provenance, ServiceSpec, build_service
 
@@ -89,15 +94,43 @@ def _collections(config: dict[str, Any]) -> dict[str, list[tuple[str | None, dic
     return found
 
 
+def _lists(config: dict[str, Any]) -> dict[str, list[Any]]:
+    """The config's lists of plain values (``watch_list: ["NVDA"]``), by name."""
+    return {key: value for key, value in config.items() if isinstance(value, list) and value
+            and all(isinstance(v, (str, int, float)) for v in value)}
+
+
+def _fitting(model: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """The values the entity's model takes, field by field: bfcl's configs hold values of
+    other types than its docs declare (a ticket's ``priority: "high"``, docs: integer)."""
+    out = {}
+    for name, value in values.items():
+        if name != "id" and name in model.model_fields:
+            info = model.model_fields[name]
+            adapter = _ADAPTERS.setdefault((model, name), TypeAdapter(
+                Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation))
+            try:
+                adapter.validate_python(value)
+            except ValidationError:
+                continue
+        out[name] = value
+    return out
+
+
+_ADAPTERS: dict[tuple[Any, str], TypeAdapter[Any]] = {}
+
+
 def load_state(env: Environment, spec: ServiceSpec, config: dict[str, Any]) -> dict[str, int]:
     """Plant the config's collections into the entities of ``spec`` that can hold them (see the
     module); collection → records planted. A record's key in its collection is its ``id``, and
     also the value of the entity's one field no record carries, if there is exactly one (the
-    stock's ``symbol`` of ``{"NVDA": {"price": ...}}``). A record the entity refuses (a value
-    of another type) is left out.
+    stock's ``symbol`` of ``{"NVDA": {"price": ...}}``). A value of another type than its field
+    is left out of its record; a record the entity still refuses (a missing reference) is left
+    out. A list of plain values fills the one-field entity named like it.
     """
     planted: dict[str, int] = {}
     taken: set[str] = set()
+    models = env.services[spec.name].entities
     for name, records in sorted(_collections(config).items()):
         keys: set[str] = set().union(*(r for _, r in records))
         fields = {e.name: {f.name for f in e.fields} for e in spec.entities if e.name not in taken}
@@ -114,7 +147,20 @@ def load_state(env: Environment, spec: ServiceSpec, config: dict[str, Any]) -> d
             if "id" in record or key is not None:
                 values["id"] = str(record.get("id", key))
             try:
-                env.plant(spec.name, entity, values)
+                env.plant(spec.name, entity, _fitting(models[entity], values))
+            except CompoWorldError:
+                continue
+            planted[name] += 1
+    one_field = {e.name: e.fields[0].name for e in spec.entities
+                 if len(e.fields) == 1 and e.name not in taken}
+    for name, items in sorted(_lists(config).items()):
+        entity = singular(identifier(name, "e").replace("_", ""))
+        if entity not in one_field:
+            continue
+        planted[name] = 0
+        for item in items:
+            try:
+                env.plant(spec.name, entity, {one_field[entity]: item})
             except CompoWorldError:
                 continue
             planted[name] += 1

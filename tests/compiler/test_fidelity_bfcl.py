@@ -23,7 +23,8 @@ from _peer import DEFAULT_PEER_VENV, peer_python
 from compoworld.compiler._build import build_catalog
 from compoworld.compiler._fidelity import read_fidelity
 from compoworld.errors import UserError
-from fidelity_bfcl import compile_backends, real_outputs, replay
+from compoworld.service import Environment, build_service
+from fidelity_bfcl import compile_backends, load_state, real_outputs, replay
 
 RECORDED = Path(__file__).parent / "bfcl_trading_recorded.json"
 
@@ -55,9 +56,31 @@ def test_recorded_sequences_agree_only_where_the_compiled_state_holds_the_real_o
     # compiled side made: taken as an integer, then not found
     assert loaded["get_order_details"]["real_only"] > 0
     assert loaded["get_order_details"]["verdict"] == "unfaithful"
+    # the watchlist of the config (["NVDA", "OMEG", "ZETA"]) is planted as its entries, and
+    # removing ZETA takes it out of the watchlist (never the stock off the market)
+    assert loaded["remove_stock_from_watchlist"]["both_ok"] == 1
+    assert loaded["remove_stock_from_watchlist"]["verdict"] == "faithful"
     # a tool no recorded call reaches is unmeasured, never faithful
     assert loaded["get_order_history"]["agreement"] is None
     assert loaded["get_order_history"]["verdict"] == "unmeasured"
+
+
+def test_loaded_start_plants_each_record_with_the_values_its_entity_takes() -> None:
+    # multi_turn_base_48's real tickets: priority "High" where the docs declare an integer;
+    # the ticket is planted without it, not left out
+    lines = (Path(__file__).parent / "specs" / "bfcl_ticket_api.json").read_text().splitlines()
+    docs = {"TicketAPI": {"file": "ticket_api.json",
+                          "functions": [json.loads(line) for line in lines if line.strip()]}}
+    spec = compile_backends(docs, seed=0)["TicketAPI"]
+    config = {"ticket_queue": [
+        {"description": "There is a critical system error that needs immediate attention.",
+         "id": 123456, "priority": "High", "status": "Open", "title": "System Error"},
+        {"description": "Request for a new feature in the application.", "id": 654321,
+         "priority": "Medium", "status": "In Progress", "title": "Feature Request"}]}
+    env = Environment([build_service(spec)], seed=0)
+    assert load_state(env, spec, config) == {"ticket_queue": 2}
+    got = env.call("ticket_api__get_ticket", {"ticket_id": 654321})
+    assert got["data"]["title"] == "Feature Request" and got["data"]["priority"] is None
 
 
 def _measurements(path: Path, service: str, rows: dict[str, dict[str, Any]]) -> Path:

@@ -49,6 +49,9 @@ class Assembler:
         self.entities: dict[str, Draft] = {}
         self.tools: list[ToolSpec] = []
         self.warnings: list[str] = []
+        self.invented: set[tuple[str, str]] = set()
+        """(entity, field) of status fields added for a transition, which a later declaration
+        of the field replaces."""
 
     def entity(self, name: str, description: str = "") -> Draft:
         draft = self.entities.setdefault(name, Draft(name, description))
@@ -66,6 +69,12 @@ class Assembler:
             return "id"
         if fname in _RESERVED:  # would shadow a pydantic model attribute
             fname = f"{fname}_value"
+        if fname in draft.fields and (entity, fname) in self.invented and schema and (
+                schema.get("type") == "string" and not schema.get("enum")):
+            # close_ticket came first and added status for its transition; get_ticket declares
+            # status free text: the declaration holds
+            self.invented.discard((entity, fname))
+            draft.fields[fname] = draft.fields[fname].model_copy(update={"enum": None})
         if fname in draft.fields:
             return fname
         if len(draft.fields) >= MAX_FIELDS:
@@ -92,7 +101,9 @@ class Assembler:
 
     def status_field(self, entity: str, target: str) -> str:
         """The status-like field a transition sets (``status``, else ``state``), created or
-        widened to hold ``target``."""
+        widened to hold ``target``. A status the spec declares as free text stays free text:
+        bfcl's tickets are "Open", "unresolved", "In Progress", never only the states the
+        transitions name."""
         draft = self.entity(entity)
         names = [n for n in ("status", "state", "lifecycle_status")
                  if n not in draft.fields or draft.fields[n].type == "string"]
@@ -103,8 +114,9 @@ class Assembler:
             draft.fields[field_name] = FieldSpec(
                 name=field_name, type="string", enum=[*_STATUS_STATES, target], required=False,
                 description=f"Where the {entity} is in its life cycle.")
-        else:
-            states = list(existing.enum or _STATUS_STATES)
+            self.invented.add((entity, field_name))
+        elif existing.enum:
+            states = list(existing.enum)
             if target not in states:
                 states.append(target)
             draft.fields[field_name] = existing.model_copy(update={"enum": states})
