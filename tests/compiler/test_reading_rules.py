@@ -91,10 +91,30 @@ def _compile_fragment(name: str) -> tuple[dict[str, ToolSpec], Any]:
 def test_an_operation_id_naming_create_or_update_is_an_upsert():
     # Azure's PUT .../configurationAssignments/{name}, ConfigurationAssignments_CreateOrUpdate
     # Parent: "Register configuration for resource" creates the assignment when absent; the
-    # update it was mapped to refuses an unknown name
-    tools, _ = _compile_fragment("azure_maintenance_configuration_assignment")
+    # update it was mapped to refused an unknown name. The path's other parameters
+    # ({resourceType}, {resourceName}...) say where the assignment lies: key filters, never
+    # values written over an existing assignment's
+    tools, verified = _compile_fragment("azure_maintenance_configuration_assignment")
     (tool,) = tools.values()
-    assert tool.simulated and "upsert" in (tool.simulated_reason or "")
+    assert tool.op == "upsert" and not tool.simulated, tool.simulated_reason
+    assert "upsert" in verified.checks[tool.name].checks
+    roles = {p.name: (p.role, p.field) for p in tool.params}
+    assert roles["configuration_assignment_name"][0] == "id"
+    assert roles["resource_type"] == ("filter", "resource_type")
+    service, entity = verified.spec.name, tool.entity
+    env = Environment([build_service(verified.spec)], seed=0)
+    db = env.db(service)
+    filters = [p for p in tool.params if p.role == "filter"]
+    old = next(r for r in db.select(entity) if all(r[p.field or p.name] for p in filters))
+    keys = {p.name: old[p.field or p.name] for p in filters}
+    count = db.count(entity)
+    kept = env.call(f"{service}__{tool.name}", {"configuration_assignment_name": old["id"],
+                                                **keys, "location": "westus"})
+    assert kept["success"] and kept["data"]["id"] == old["id"] and db.count(entity) == count
+    made = env.call(f"{service}__{tool.name}", {"configuration_assignment_name": "nightly",
+                                                **keys, "location": "westus"})
+    assert made["success"] and db.get(entity, "nightly")["resource_name"] == old["resource_name"]
+    assert db.count(entity) == count + 1
 
 
 def test_body_fields_are_never_transport_controls_and_an_update_mask_is_an_option():
@@ -294,3 +314,39 @@ def test_a_stored_list_named_like_edits_is_written_whole():
     patch = tools["PATCH /alerts/{alertId}"]
     assert not patch.simulated, patch.simulated_reason
     assert ("actions", "field") in {(p.name, p.role) for p in patch.params}
+
+
+def test_a_dry_run_flag_is_a_trial_and_an_update_keeps_its_path_scope():
+    # shoppingcontent's datafeeds: insert / update / delete take dryRun "Flag to simulate a
+    # request like in a live environment": they were simulated (a dry run decides whether the
+    # call writes); PUT /{merchantId}/datafeeds/{datafeedId} wrote `merchant_id` on the feed
+    tools, verified = _compile_fragment("google_shoppingcontent_datafeeds")
+    for source in ("POST /{merchantId}/datafeeds", "PUT /{merchantId}/datafeeds/{datafeedId}",
+                   "DELETE /{merchantId}/datafeeds/{datafeedId}"):
+        tool = tools[source]
+        assert not tool.simulated, tool.simulated_reason
+        assert {p.name: p.role for p in tool.params}["dry_run"] == "dry_run"
+        assert "dry_run" in verified.checks[tool.name].checks
+    update = tools["PUT /{merchantId}/datafeeds/{datafeedId}"]
+    assert {p.name: (p.role, p.field) for p in update.params}["merchant_id"] == (
+        "filter", "merchant_id")
+    service = verified.spec.name
+    env = Environment([build_service(verified.spec)], seed=0)
+    feed = next(f for f in env.db(service).select("datafeed") if f["merchant_id"])
+    args = {"datafeed_id": feed["id"], "merchant_id": feed["merchant_id"], "file_name": "x.csv"}
+    before = env.digest()
+    trial = env.call(f"{service}__{update.name}", {**args, "dry_run": True})
+    assert trial["success"] and trial["data"]["file_name"] == "x.csv"
+    assert env.digest() == before and env.db(service).get("datafeed", feed["id"]) == feed
+    assert env.call(f"{service}__{update.name}", args)["data"] == trial["data"]
+    other = {**args, "merchant_id": f"{feed['merchant_id']}-other"}
+    assert env.call(f"{service}__{update.name}", other)["error"]["code"] == 404
+
+
+def test_an_aws_dry_run_answering_a_permission_check_stays_simulated():
+    # migrationhub-config CreateHomeRegionControl(DryRun): "It tests whether the caller has
+    # permission to make the call" — AWS answers a dry run with an error (DryRunOperation),
+    # never the record the call would create
+    tools, _ = _compile_fragment("aws_migrationhub_config_home_region")
+    tool = tools["POST /#X-Amz-Target=AWSMigrationHubMultiAccountService.CreateHomeRegionControl"]
+    assert tool.simulated and "'DryRun'" in (tool.simulated_reason or "")
