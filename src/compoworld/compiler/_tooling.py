@@ -264,6 +264,18 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
             continue
+        if op == "list" and (pname in ("pattern", "glob") or pname.endswith(("_pattern", "_glob"))):
+            # elasticsearch's list_indices(indexPattern) "Index pattern of ... indices to list":
+            # wildcards matched against names, never equality on an invented field
+            drop(name, required, "matches names by a pattern (wildcards), not a value")
+            continue
+        if op in ("list", "search") and pname == "length" and schema.get("type") in (
+                "integer", "number") and any(identifier(n) in ("offset", "start", "skip")
+                                             for n in given):
+            # desktop_commander's get_more_search_results(sessionId, offset, length): a slice
+            # of the results, `length` its size, never equality on a `length` field
+            add(ParamSpec(name=pname, role="limit", description=text))
+            continue
         if op in ("list", "search") and LIMITS.fullmatch(pname):
             # max_records (AWS MaxRecords, "The maximum number of records to include"): a page
             # size on every importer, never equality on an invented field
