@@ -391,3 +391,12 @@ def test_an_upload_is_never_a_lookup():
                            provenance=Provenance(source="walmart.com/price")).spec
     (tool,) = spec.tools
     assert tool.simulated and "upload" in (tool.simulated_reason or ""), tool.rule
+
+
+def test_the_version_an_update_expects_is_no_value_written():
+    # opensearchserverless UpdateSecurityPolicy(name, type, policyVersion, policy) "The
+    # version of the policy being updated": a stale version is refused; it was written over
+    # the policy's `policy_version` field, so any version was accepted and stored
+    tools, _ = _compile_fragment("aws_opensearchserverless_security_policy")
+    update = tools["POST /#X-Amz-Target=OpenSearchServerless.UpdateSecurityPolicy"]
+    assert update.simulated and "'policyVersion'" in (update.simulated_reason or "")

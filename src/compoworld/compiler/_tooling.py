@@ -350,6 +350,14 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role="filter", field=fname, description=text,
                           required=bool(required), op="eq"))
             continue
+        if op == "update" and (pname == "version" or pname.endswith("_version")) and re.search(
+                r"version of the [\w ]{0,40}?(?:being|to be) (?:updated|modified|changed)|"
+                r"(?:most recent|latest|current) version", text, re.I):
+            # opensearchserverless' UpdateSecurityPolicy(policyVersion) "The version of the
+            # policy being updated": the version the update expects (a stale one is refused),
+            # never a value written over the record's
+            drop(name, required, "is the version the update expects (optimistic concurrency)")
+            continue
         if op == "update" and plan.id_param and pname == f"new_{identifier(plan.id_param)}":
             # docdb's ModifyDBInstance(DBInstanceIdentifier, NewDBInstanceIdentifier): a rename
             # of the record's id, which the engine keeps (a later get by the new one would 404)
