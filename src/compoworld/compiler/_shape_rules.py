@@ -187,10 +187,20 @@ def path_keys(op: Operation, chain: list[list[str | None]]) -> ToolPlan | None:
     return plan
 
 
+_UPLOADS = {"bulk", "batch", "upload", "uploads", "import", "imports", "ingest"}
+"""Words of an operation that sends data in to be stored: never a question asked."""
+
+
 def compute_plan(op: Operation, plan: ToolPlan, noun: str) -> ToolPlan | None:
     words = set(identifier(op.operation_id or noun).split("_"))
     if words & ARITHMETIC:
         op.reason = "arithmetic needs a real implementation, not a seeded lookup"
+        return None
+    if words & _UPLOADS or any(isinstance(v, dict) and v.get("format") == "binary"
+                               for v in op.body.values()):
+        # walmart's POST /v3/feeds, priceBulkUploads(feedType, file): the `price` in its name
+        # asks nothing; it uploads a file of prices (a write), never a seeded lookup
+        op.reason = f"a {noun} upload (a bulk write) is no lookup"
         return None
     if not op.record or op.many:
         op.reason = f"a {noun} lookup without a typed single-object response"

@@ -35,6 +35,7 @@ from compoworld.compiler._param_reading import (
     protocol,
     range_bound,
     says_direction,
+    trial_flag,
 )
 from compoworld.compiler._rules import identifier, scope_like
 from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
@@ -42,6 +43,9 @@ from compoworld.service._spec import ActionSpec, ParamSpec, ToolSpec
 _READ_OPS = ("list", "search", "get", "count", "summary", "compute")
 _NUMERIC = ("Money", "number", "integer", "Quantity", "Percent")
 _EFFECTS = {"transition", "send", "count", "summary", "compute"}
+_PATCH_DOCUMENTS = {"patch", "patch_data", "patch_file", "patch_type", "json_patch", "diff",
+                    "unified_diff"}
+"""Inputs that are a patch applied to the record (a JSON patch, a unified diff)."""
 _RESERVED_FIELDS = 8
 """Fields of an entity that response fields never take: the parent refs, keys and inputs
 that later tools on the same entity add (a full entity would refuse them)."""
@@ -75,6 +79,11 @@ class ToolPlan:
     body: frozenset[str] = frozenset()
     """Inputs from the request body: the record's own values, never transport controls (an
     artifactregistry Tag's ``version`` is no API version)."""
+    upsert: bool = False
+    """An update that creates the record its id or key names when there is none (``set`` by
+    key, a PUT described as "creates or updates"): the engine op ``upsert``."""
+    path: frozenset[str] = frozenset()
+    """Inputs from the URL path: they name where the record lies, never a value it stores."""
     transport: bool = False
     """Optional transport controls (``fields``, ``alt``, ``pageToken``, an API key) belong to
     the wire protocol, not the operation, and may go unmodelled (OpenAPI query strings); an
@@ -119,19 +128,26 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
     tool_name, n = plan.name, 2
     while tool_name in taken:
         tool_name, n = f"{plan.name}_{n}", n + 1
-    if op in ("create", "update") and UPSERT.search(plan.text or plan.description or ""):
+    upsert = plan.upsert or (op == "update" and bool(UPSERT.search(plan.text or plan.description
+                                                                  or "")))
+    if op == "create" and UPSERT.search(plan.text or plan.description or ""):
+        # a POST that "creates or updates" names no record: which one it updates is unknown
         asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
                    reason=f"described as creating or updating (an upsert): the mapped {op} "
                           "would refuse or duplicate half of its calls")
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
     given = {identifier(n) for n, _, _ in inputs}
-    if op in ("update", "create") and any(
+    patch = sorted(given & _PATCH_DOCUMENTS)
+    if op in ("update", "create") and (patch or any(
             f"old_{w}" in given and f"new_{w}" in given for w in ("string", "text", "str", "value",
-                                                               "content")):
+                                                               "content"))):
+        # kubectl_patch(patch_data), gitlab's update_issue_description_patch(patch): a diff
+        # applied to the record, never a `patch` value stored beside it
         asm.opaque(tool_name, plan.description, inputs, record, source=plan.source, writes=True,
-                   reason="replaces text inside a value (old_* / new_*): no field is written "
-                          "whole")
+                   reason=f"applies the patch {patch[0]!r} to the record: no field is written "
+                          "whole" if patch else "replaces text inside a value (old_* / new_*): "
+                          "no field is written whole")
         asm.tools[-1] = asm.tools[-1].model_copy(update={"rule": plan.rule})
         return
     pair = next((n[:-5] for n in sorted(given) if n.endswith("_name") and f"{n[:-5]}_value"
@@ -173,7 +189,12 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                               field=parents[name], required=True, description=text))
             continue
         if op not in _READ_OPS and identifier(name) in DRY_RUNS:
-            drop(name, required, "decides whether the call writes at all (a dry run)")
+            if trial_flag(identifier(name), schema) and not required:
+                # Google's validateOnly, gitlab's dry_run: true answers as the call would and
+                # writes nothing, which the engine runs as a trial (role dry_run)
+                add(ParamSpec(name=pname, role="dry_run", description=text))
+            else:  # kubectl's dryRun="server" | "client": a mode, not a flag
+                drop(name, required, "decides whether the call writes at all (a dry run)")
             continue
         items = schema.get("items") if schema.get("type") == "array" else None
         records_list = isinstance(items, dict) and (
@@ -222,11 +243,15 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role=category, description=text,
                           required=required if category == "query" else None))
             continue
-        if not (reads or writes):
-            if one and plan.id_param and required and scope_like(name) and schema.get(
+        if not (reads or writes) or (op == "update" and name in plan.path):
+            if one and plan.id_param and required and (scope_like(name) or (
+                    op == "update" and name in plan.path)) and schema.get(
                     "type", "string") in ("string", "integer"):
                 # servicediscovery GetInstance(ServiceId, InstanceId): the instance of that
-                # service; the record must lie under it (404 otherwise), as a path parent does
+                # service; the record must lie under it (404 otherwise), as a path parent does;
+                # so must an update's: a path names where the record lies, never a value it
+                # writes (shoppingcontent PUT /{merchantId}/accounts/{accountId}: the account
+                # of that merchant; Azure's .../{resourceType}/{resourceName}/providers/...)
                 key = asm.add_field(entity, name, schema, description=text)
                 if key and key != "id":
                     add(ParamSpec(name=pname, role="filter", field=key, required=True,
@@ -245,6 +270,18 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             continue
         if reads and pname.startswith(("exclude", "except", "without", "not_")):
             drop(name, required, "is an exclusion filter (not modelled)")
+            continue
+        if op == "list" and (pname in ("pattern", "glob") or pname.endswith(("_pattern", "_glob"))):
+            # elasticsearch's list_indices(indexPattern) "Index pattern of ... indices to list":
+            # wildcards matched against names, never equality on an invented field
+            drop(name, required, "matches names by a pattern (wildcards), not a value")
+            continue
+        if op in ("list", "search") and pname == "length" and schema.get("type") in (
+                "integer", "number") and any(identifier(n) in ("offset", "start", "skip")
+                                             for n in given):
+            # desktop_commander's get_more_search_results(sessionId, offset, length): a slice
+            # of the results, `length` its size, never equality on a `length` field
+            add(ParamSpec(name=pname, role="limit", description=text))
             continue
         if op in ("list", "search") and LIMITS.fullmatch(pname):
             # max_records (AWS MaxRecords, "The maximum number of records to include"): a page
@@ -320,6 +357,14 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
             add(ParamSpec(name=pname, role="filter", field=fname, description=text,
                           required=bool(required), op="eq"))
             continue
+        if op == "update" and (pname == "version" or pname.endswith("_version")) and re.search(
+                r"version of the [\w ]{0,40}?(?:being|to be) (?:updated|modified|changed)|"
+                r"(?:most recent|latest|current) version", text, re.I):
+            # opensearchserverless' UpdateSecurityPolicy(policyVersion) "The version of the
+            # policy being updated": the version the update expects (a stale one is refused),
+            # never a value written over the record's
+            drop(name, required, "is the version the update expects (optimistic concurrency)")
+            continue
         if op == "update" and plan.id_param and pname == f"new_{identifier(plan.id_param)}":
             # docdb's ModifyDBInstance(DBInstanceIdentifier, NewDBInstanceIdentifier): a rename
             # of the record's id, which the engine keeps (a later get by the new one would 404)
@@ -366,6 +411,9 @@ def emit_plan(asm: Assembler, plan: ToolPlan, inputs: list[tuple[str, dict[str, 
                   else p for p in params]
     else:
         rule = plan.rule
+    if upsert:  # Azure's PUT "Creates or updates a job agent", set_config_value(key, value)
+        op, rule = "upsert", (rule if plan.upsert else
+                              f"{rule.rsplit(' → ', 1)[0]} + creates or updates → upsert")
     action = None
     if op == "transition":
         status = asm.status_field(entity, plan.target or "done")

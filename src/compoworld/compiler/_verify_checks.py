@@ -16,6 +16,7 @@ from compoworld.compiler._verify_ops import (
     matches,
     pick_record,
     records,
+    valid_args,
 )
 from compoworld.service._crud import DEFAULT_LIMIT, first_page
 from compoworld.service._spec import ToolSpec
@@ -238,15 +239,22 @@ def check_delete(ctx: Context, tool: ToolSpec) -> None:
     ctx.done.append("delete")
 
 
-def check_transition(ctx: Context, tool: ToolSpec) -> None:
+def _transition_start(ctx: Context, tool: ToolSpec) -> tuple[str, Any]:
+    """(status field, a value the transition may start from)."""
     assert tool.action is not None
     field = tool.action.field or next(iter(tool.action.set))
     target = tool.action.set.get(field)
-    record = pick_record(ctx, tool.entity, tool)
     enum = next(f.enum for e in ctx.spec.entities if e.name == tool.entity
                 for f in e.fields if f.name == field) or []
     starts: list[Any] = tool.action.allowed_from or [v for v in enum if v != target] or [None]
-    start = starts[0]
+    return field, starts[0]
+
+
+def check_transition(ctx: Context, tool: ToolSpec) -> None:
+    assert tool.action is not None
+    field, start = _transition_start(ctx, tool)
+    target = tool.action.set.get(field)
+    record = pick_record(ctx, tool.entity, tool)
     db = ctx.env.db(ctx.spec.name)
     args = common_checks(ctx, tool, record)
     record = db.update(tool.entity, located(ctx, tool, args)["id"], **{field: start})
@@ -298,8 +306,74 @@ def check_compute(ctx: Context, tool: ToolSpec) -> None:
     ctx.done.append("compute")
 
 
+def check_upsert(ctx: Context, tool: ToolSpec) -> None:
+    """The record the call names is updated in place; a name (id or text key) no record has
+    makes a new one holding it and the values given, which the same call then updates."""
+    check_update(ctx, tool)
+    ctx.done.remove("update")
+    db = ctx.env.db(ctx.spec.name)
+    base = pick_record(ctx, tool.entity, tool)
+    unique = next((e.unique for e in ctx.spec.entities if e.name == tool.entity), [])
+    args: dict[str, Any] = {}
+    for p in tool.params:
+        value = base.get(p.field or p.name)
+        if p.role in ("field", "filter") and value is not None:
+            args[p.name] = f"copy.{value}" if (p.field or p.name) in unique and isinstance(
+                value, str) else value
+    fresh = _keyed_copy(ctx, tool, base)  # fresh text keys; the copy is removed again
+    db.delete(tool.entity, fresh["id"])
+    named = False
+    for p in tool.params:
+        if p.role == "id":
+            args[p.name], named = f"new.{ctx.rng.randrange(10**9)}", True
+        elif p.role == "filter" and fresh.get(p.field or p.name) != base.get(p.field or p.name):
+            args[p.name], named = fresh[p.field or p.name], True
+    if not named:
+        raise CheckFailed("no id or text key names a record that does not exist yet")
+    before = db.count(tool.entity)
+    made = ctx.ok(tool, args, "upsert of a new record")
+    if db.count(tool.entity) != before + 1 or db.get(tool.entity, made["id"]) != made:
+        raise CheckFailed("an upsert naming no record did not create it")
+    _given_stored(ctx, tool, args, made)
+    again = ctx.ok(tool, args, "the same upsert again")
+    if again["id"] != made["id"] or db.count(tool.entity) != before + 1:
+        raise CheckFailed("the same upsert twice made two records")
+    ctx.done.append("upsert")
+
+
+def check_dry_run(ctx: Context, tool: ToolSpec) -> None:
+    """A write's dry-run flag (role ``dry_run``), on a fresh copy of the world: the call with it
+    set answers what the same call without it answers, and leaves the state as it was."""
+    flag = next(p.name for p in tool.params if p.role == "dry_run")
+    ctx.env.reset()
+    ctx.pristine = True
+    kind = tool.action.effect if tool.op == "action" and tool.action else tool.op
+    record = None
+    if kind == "delete":
+        base = pick_record(ctx, tool.entity, tool)
+        keyed = not any(p.role == "id" for p in tool.params)
+        record = _keyed_copy(ctx, tool, base) if keyed else _copy(ctx, tool.entity, base)
+    elif kind in ("update", "upsert", "transition"):
+        record = pick_record(ctx, tool.entity, tool)
+    args = valid_args(ctx, tool, record)
+    if kind == "transition":
+        field, start = _transition_start(ctx, tool)
+        ctx.env.db(ctx.spec.name).update(tool.entity, located(ctx, tool, args)["id"],
+                                         **{field: start})
+    db = ctx.env.db(ctx.spec.name)
+    before = db.digest()
+    trial = ctx.ok(tool, {**args, flag: True}, "dry run")
+    if db.digest() != before:
+        raise CheckFailed(f"a call with {flag}=true changed the state")
+    real = ctx.ok(tool, args, "the same call without the dry run")
+    if real != trial:
+        raise CheckFailed(f"a call with {flag}=true answers otherwise than the real call")
+    ctx.done.append("dry_run")
+
+
 CHECKS: dict[str, Callable[[Context, ToolSpec], None]] = {
     "list": check_list, "search": check_search, "get": check_get, "create": check_create,
-    "update": check_update, "delete": check_delete, "transition": check_transition,
+    "update": check_update, "delete": check_delete, "upsert": check_upsert,
+    "transition": check_transition,
     "send": check_send, "count": check_count, "summary": check_count, "compute": check_compute,
 }

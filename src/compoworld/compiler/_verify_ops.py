@@ -92,7 +92,7 @@ def valid_args(ctx: Context, tool: ToolSpec, record: dict[str, Any] | None) -> d
     value a compare-and-set must match)."""
     runtime: Tool = ctx.service.tools[tool.name]
     args = sample_arguments(runtime, ctx.env, ctx.spec.name, ctx.rng, optional=False)
-    one = tool.op in ("get", "update", "delete") or bool(
+    one = tool.op in ("get", "update", "delete", "upsert") or bool(
         tool.action and tool.action.effect == "transition")
     for p in tool.params:
         if p.role == "id" and record is not None:
@@ -174,8 +174,10 @@ def checked_read(ctx: Context, tool: ToolSpec, args: dict[str, Any], what: str) 
 
 def check_op(ctx: Context, tool: ToolSpec) -> None:
     """Run the checks of ``tool``'s operation; raise :class:`CheckFailed` on the first failure."""
-    from compoworld.compiler._verify_checks import CHECKS
+    from compoworld.compiler._verify_checks import CHECKS, check_dry_run
 
     kind = tool.action.effect if tool.op == "action" and tool.action else tool.op
     CHECKS[kind](ctx, tool)
+    if any(p.role == "dry_run" for p in tool.params):
+        check_dry_run(ctx, tool)
 

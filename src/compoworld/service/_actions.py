@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from compoworld.service._engine import _ToolBuilder
 
 ACTION_ROLES: dict[str, set[str]] = {
-    "transition": {"id", "field", "filter", "option"},
-    "send": {"field", "option"},
+    "transition": {"id", "field", "filter", "option", "dry_run"},
+    "send": {"field", "option", "dry_run"},
     "count": {"filter", "option"},
     "summary": {"filter", "option"},
     "compute": {"field", "option"},

@@ -1,4 +1,4 @@
-"""The engine's resource operations: list, search, get, create, update, delete.
+"""The engine's resource operations: list, search, get, create, update, delete, upsert.
 
 Each builder takes the :class:`~compoworld.service._engine._ToolBuilder` of one tool and
 returns the function that runs it against a :class:`Db`.
@@ -104,7 +104,23 @@ def _op_delete(b: _ToolBuilder) -> Callable[..., Any]:
     return run
 
 
+def _op_upsert(b: _ToolBuilder) -> Callable[..., Any]:
+    """The record the id (within its scope) or the key filters name is updated; with none,
+    one is created holding that id, those keys and the values given (Azure's PUT "Creates or
+    updates", ``set_config_value(key, value)``)."""
+    def run(db: Db, **args: Any) -> Any:
+        record_id, values, filters = b.split(db, args)
+        where = {**filters, "id": record_id} if record_id is not None else filters
+        rows = db.select(b.entity.name, where, limit=1)
+        if rows:
+            return db.update(b.entity.name, str(rows[0]["id"]), **values)
+        return db.insert(b.entity.name, **{**filters, **values, **(
+            {"id": record_id} if record_id is not None else {})})
+
+    return run
+
+
 OPERATIONS: dict[str, Callable[[_ToolBuilder], Callable[..., Any]]] = {
     "list": _op_list, "search": _op_search, "get": _op_get,
-    "create": _op_create, "update": _op_update, "delete": _op_delete,
+    "create": _op_create, "update": _op_update, "delete": _op_delete, "upsert": _op_upsert,
 }

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
@@ -314,6 +316,23 @@ class Db:
         self._cursor.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
         self._changed(table, record_id, record, None)
         return record
+
+    @contextmanager
+    def trial(self) -> Iterator[None]:
+        """A dry run: whatever the block writes is undone when it ends, raise or not — the
+        records, the service's version and the journal are as before; what the block computed
+        (the answer the call would have given) is the caller's to keep."""
+        mark = len(self._journal) if self._journal is not None else 0
+        self._recent.forget()
+        self._cursor.execute("SAVEPOINT trial")
+        try:
+            yield
+        finally:
+            self._recent.forget()
+            self._cursor.execute("ROLLBACK TO trial")
+            self._cursor.execute("RELEASE trial")
+            if self._journal is not None:
+                del self._journal[mark:]
 
     # -- helpers -------------------------------------------------------------------------
 

@@ -106,7 +106,7 @@ class _ToolBuilder:
         self.where = f"tool {spec.name!r} of service {service.name!r}"
         self._creates = spec.op == "create" or (
             spec.action is not None and spec.action.effect == "send")
-        self._keyed = (spec.op in ("get", "update", "delete") or (
+        self._keyed = (spec.op in ("get", "update", "delete", "upsert") or (
             spec.action is not None and spec.action.effect == "transition")) and not any(
             p.role == "id" for p in spec.params)
         """Whether the record is named by key filters instead of an id."""
@@ -130,7 +130,8 @@ class _ToolBuilder:
         default: Any = inspect.Parameter.empty if required else p.default
         annotation: Any
         if p.role == "id":
-            annotation = ref_type(self.entity.name)
+            # an upsert's id is the one the caller chooses: it need not name a record yet
+            annotation = str if self.spec.op == "upsert" else ref_type(self.entity.name)
         elif field is not None:
             if p.type:
                 annotation = type_annotation(p.type)
@@ -140,7 +141,7 @@ class _ToolBuilder:
                 annotation = _field_annotation(field)
             if p.role == "filter" and p.op == "in":
                 annotation = _list[annotation]
-            if p.role == "field" and self.spec.op == "update" and not field.required:
+            if p.role == "field" and self.spec.op in ("update", "upsert") and not field.required:
                 annotation = _Optional[annotation]
         elif p.role == "query":
             annotation = str
@@ -155,6 +156,8 @@ class _ToolBuilder:
             annotation, default = _Optional[str], None
         elif p.role == "option":
             annotation = _Optional[type_annotation(p.type or "string")]
+        elif p.role == "dry_run":
+            annotation, default = bool, False
         elif p.role == "sort_by":
             sortable = [f.name for f in self.entity.fields if f.type not in ("array", "object")]
             annotation = _Literal[tuple(["id", *sortable])]
@@ -177,11 +180,11 @@ class _ToolBuilder:
         if spec.op == "action":
             action = check_action(self)
             return (action_kind(action), tuple(self.param(p) for p in spec.params),
-                    op_action(self))
+                    self.dry_runnable(op_action(self)))
         if spec.action is not None:
             raise self.fail(f"'action' is only for op 'action', not op {spec.op!r}")
         roles = [p.role for p in spec.params]
-        if spec.op in ("get", "update", "delete"):
+        if spec.op in ("get", "update", "delete", "upsert"):
             check_target(self, roles)
         if spec.op in ("list", "search", "create") and "id" in roles:
             raise self.fail(f"op {spec.op!r} takes no 'id' parameter")
@@ -192,7 +195,22 @@ class _ToolBuilder:
                                 f"op {spec.op!r} (allowed: {', '.join(sorted(allowed))})")
         params = tuple(self.param(p) for p in spec.params)
         kind: Literal["read", "write"] = "read" if spec.op in ("list", "get", "search") else "write"
-        return kind, params, OPERATIONS[spec.op](self)
+        return kind, params, self.dry_runnable(OPERATIONS[spec.op](self))
+
+    def dry_runnable(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, or, when the tool declares a ``dry_run`` parameter, ``fn`` run as a trial
+        whenever that parameter is true: it answers what the call would and writes nothing."""
+        flags = [p.name for p in self.spec.params if p.role == "dry_run"]
+        if not flags:
+            return fn
+
+        def run(db: Db, **args: Any) -> Any:
+            if not any([bool(args.pop(name, False)) for name in flags]):
+                return fn(db, **args)
+            with db.trial():
+                return fn(db, **args)
+
+        return run
 
     def build(self) -> Tool:
         spec = self.spec
@@ -283,6 +301,7 @@ def _describe(p: ParamSpec, entity: str) -> str:
         "page": f"Page number (the first page is {first_page(p)}).",
         "cursor": "Where the page starts: the previous page's next_offset (omit for the first).",
         "option": "Accepted; it does not change what the call does.",
+        "dry_run": "If true, the call is checked and answered but changes nothing.",
         "sort_by": "Field to sort by.",
         "order": "Sort order.",
     }[p.role]
@@ -302,9 +321,10 @@ _ALLOWED_ROLES: dict[str, set[str]] = {
     "search": {"filter", "query", "limit", "offset", "page", "cursor", "sort_by", "order",
                "option"},
     "get": {"id", "filter", "option"},
-    "create": {"field", "option"},
-    "update": {"id", "field", "filter", "option"},
-    "delete": {"id", "filter", "option"},
+    "create": {"field", "option", "dry_run"},
+    "update": {"id", "field", "filter", "option", "dry_run"},
+    "delete": {"id", "filter", "option", "dry_run"},
+    "upsert": {"id", "field", "filter", "option", "dry_run"},
 }
 
 

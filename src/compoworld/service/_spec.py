@@ -1,9 +1,10 @@
 """``ServiceSpec``: the declarative, JSON-on-disk form of a service (what the compiler emits).
 
 A spec lists entities with typed fields and tools whose ``op`` is one of list / get / search /
-create / update / delete over one entity, or ``action``: a custom action whose ``effect`` (a
-status transition, a sent message, an aggregate or a deterministic computation) the engine
-also runs without code. Every parameter states its ``role`` — the id of the
+create / update / delete / upsert over one entity (an upsert updates the record its id or key
+names, and creates it with that id or key when there is none), or ``action``: a custom action
+whose ``effect`` (a status transition, a sent message, an aggregate or a deterministic
+computation) the engine also runs without code. Every parameter states its ``role`` — the id of the
 record, a field value to write, a filter, the search query, or a pagination / sorting control —
 so the engine can run the tool without code and the agent sees exactly the declared schema.
 """
@@ -17,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compoworld.errors import UserError
 
-Op = Literal["list", "get", "search", "create", "update", "delete", "action"]
+Op = Literal["list", "get", "search", "create", "update", "delete", "upsert", "action"]
 Effect = Literal["transition", "send", "count", "summary", "compute"]
 ParamRole = Literal["id", "field", "filter", "query", "limit", "offset", "page", "cursor", "sort_by",
-                    "order", "option"]
+                    "order", "option", "dry_run"]
 FilterOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"]
 PRIMITIVE_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 
@@ -73,8 +74,10 @@ class ParamSpec(_Model):
     ``cursor`` (a page token: the ``next_offset`` a previous page answered; anything else is
     refused with 400), ``sort_by`` / ``order`` (sorting), ``option`` (accepted and checked
     against ``type``, with no effect on what the call does: an answer's projection or format,
-    an idempotency token — what the real API would also do to state). ``type`` defaults to the
-    field's type (``option``: ``string``).
+    an idempotency token — what the real API would also do to state), ``dry_run`` (a boolean
+    on a write: when true the call runs, answers what it would have answered and leaves no
+    trace — a validation or preview). ``type`` defaults to the field's type (``option``:
+    ``string``).
 
     Example:
         >>> ParamSpec(name="page", role="page", default=1).role
