@@ -25,7 +25,7 @@ from compoworld.service import Change, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._following import resolve, run_following
 from compoworld.tasks._model import Among, ArgSource, Criterion, Selection, Step
-from compoworld.tasks._rubric import plan_values
+from compoworld.tasks._rubric import knowing, plan_values
 
 TRADEOFF_SHARE = 0.25
 """Share of attempts whose plan picks an item by a ranking that try a second criterion (where a
@@ -236,7 +236,8 @@ def reread_answers(answers: list[Criterion], before: list[Step], after: list[Ste
     picked, tells of the item both criteria pick; a report on a later step (one that read what
     the picked item led to) is read at the same place of its new answer. None where a report
     can no longer be read there, or would now tell a value the plan gives a call (nothing the
-    user would ask to be told)."""
+    user would ask to be told). Each report's ``known`` (what it may name without hedging) is
+    what ``after`` gives its calls, no longer the values of the item ``before`` picked."""
     given = {repr(v) for v in plan_values(after)}
     both = next((s for k, s in tradeoffs(after) if k == step), None)
     out = []
@@ -259,7 +260,10 @@ def reread_answers(answers: list[Criterion], before: list[Step], after: list[Ste
             return None
         out.append(answer.model_copy(update={"values": [value], "selection": (
             source.selection or answer.selection)}))
-    return out
+    # what a report may name without hedging is what the new plan uses, not the old pick's
+    stale = {repr(v) for v in plan_values(before)}
+    return [knowing(a.model_copy(update={"known": [v for v in a.known if repr(v) not in stale]}),
+                    after) for a in out]
 
 
 def _where(data: Any, value: Any, prefix: str = "") -> str | None:
