@@ -83,3 +83,34 @@ def test_a_report_after_a_choice_by_two_criteria_tells_of_the_item_both_pick() -
     assert verdict["tradeoff_matters"] and all(verdict.values()), verdict
     trajectory = asyncio.run(run_episode(task, OracleAgent(), timings=False))
     assert score_trajectory(task, trajectory).score == 1.0
+
+
+def _rule_picks_what_a_read_looks_up(task: Task) -> bool:
+    """A selection rule whose picked item a read looks up, and a later step takes what that
+    read found (the rule's pick shows in the writes only through the read)."""
+    rule = task.scenario.rule if task.scenario else None
+    if rule is None or rule.kind != "selection":
+        return False
+    world = build_world(task)
+    reads = {i for i, s in enumerate(task.plan) if world.env.tools[s.tool].kind == "read"}
+    return rule.step in reads and any(src.step == rule.step and src.kind == "step"
+                                      for s in task.plan[rule.step + 1:]
+                                      for src in s.sources.values())
+
+
+def test_a_selection_rule_matters_through_the_read_of_the_item_it_picks() -> None:
+    task = _first(_rule_picks_what_a_read_looks_up, range(10_000, 10_300))
+    assert task.scenario is not None and task.scenario.rule is not None
+    assert "explore-then-act" in task.labels.capabilities
+    verdict = verify_task(task)
+    assert verdict["rule_matters"] and all(verdict.values()), verdict
+
+
+def test_a_choice_by_two_criteria_is_made_in_a_plan_that_fans_out() -> None:
+    task = _first(lambda t: bool(tradeoffs(t.plan)) and "fan-out" in t.labels.capabilities)
+    (_, selection), *_ = tradeoffs(task.plan)
+    assert selection.among is not None and "among those" in task.instruction
+    assert not any(src.each and src.selection is not None for s in task.plan
+                   for src in s.sources.values())  # the fanned list is not the one chosen from
+    verdict = verify_task(task)
+    assert verdict["tradeoff_matters"] and all(verdict.values()), verdict

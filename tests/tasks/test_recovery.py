@@ -18,6 +18,7 @@ from compoworld.tasks._mutations import answer_message, naive_mutations, run_mut
 from compoworld.tasks._planting import plant
 from compoworld.tasks._recovery import (
     CLASH_NOTE,
+    IN_USE_NOTE,
     TAKEN_NOTE,
     add_refusal,
     gave_up,
@@ -211,3 +212,49 @@ def test_planting_first_puts_a_record_before_the_seeded_ones() -> None:
     listed = [r["id"] for r in env.db("crm").select("account")]
     assert listed == ["ac_planted", *seeded]
     assert {c.origin for c in env.changes() or []} == {"world"}  # no episode change
+
+
+def _cleared_first(task: Task) -> bool:
+    """A refusal whose recovery removes what still points to the record, then removes it."""
+    if not _refused(task):
+        return False
+    assert task.scenario is not None
+    trap = next(t for t in task.scenario.traps if t.kind == "refusal")
+    again = task.plan[trap.position + 2] if trap.position + 2 < len(task.plan) else None
+    return again is not None and (again.tool, again.arguments) == (trap.step.tool,
+                                                                  trap.step.arguments)
+
+
+def test_a_delete_refused_for_records_that_point_to_it_removes_them_first() -> None:
+    task = next((t for t in (generate_task(0, a, GenerationSettings())
+                             for a in range(10_000, 10_200))
+                 if isinstance(t, Task) and _cleared_first(t)), None)
+    assert task is not None, "no such task of seed 0 in 200 attempts"
+    assert task.scenario is not None
+    (trap,) = [t for t in task.scenario.traps if t.kind == "refusal"]
+    read, remove = task.plan[trap.position], task.plan[trap.position + 1]
+    service = trap.step.tool.split("__")[0]
+    assert {read.tool.split("__")[0], remove.tool.split("__")[0]} == {service}
+    # The world refuses the delete as asked, for the planted record's sake (the engine's rule).
+    world = build_world(task)
+    env = world.fork().env
+    for step in task.plan[:trap.position]:
+        env.call(step.tool, step.arguments)
+    refused = env.call(trap.step.tool, trap.step.arguments)
+    child = trap.table.split("__", 1)[1]
+    assert not refused["success"] and refused["error"]["code"] == 409
+    assert f"referenced by 1 {child} " in refused["error"]["message"]
+    # The recovery lists that record by the one to remove, removes it, then removes that one.
+    assert trap.record is not None and trap.record in str(read.output)
+    assert list(remove.arguments.values()) == [trap.record]
+    assert next(iter(remove.sources.values())).step == trap.position
+    # The request asks for the delete and says what to do then, never which record is in the way.
+    assert IN_USE_NOTE in task.instruction and trap.record not in task.instruction
+    assert "error-recovery" in task.labels.capabilities
+    message = answer_message([c for c in task.rubric if c.kind == "answer"])
+    assert refusal_matters(task.plan, trap, task.rubric, world.env, lambda: world.fork().env,
+                           message)
+    assert all(verify_task(task).values())
+    result, calls = _oracle(task)
+    assert result == 1.0
+    assert calls.index(trap.step.tool) < calls.index(remove.tool)  # refused, then recovered

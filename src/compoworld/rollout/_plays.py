@@ -248,8 +248,9 @@ def _trap(task: Task, seen: Seen) -> Play | None:
 def _refusal(task: Task, seen: Seen, k: int) -> Play:
     """A refusal to recover from (``tasks._recovery``): the call as asked is made first (the
     trap's check); the service refuses it; the plan's step in its place is the recovery — the
-    same call at another time (the time was taken), or a look-up of the record already there
-    (a value it must not share was taken)."""
+    same call at another time (the time was taken), a look-up of the record already there
+    (a value it must not share was taken), or a look-up and removal of the record that still
+    points to the one to remove, then the call again (records refer to it)."""
     assert task.scenario is not None
     trap = task.scenario.traps[k]
     play = Play()
@@ -283,6 +284,19 @@ def _refusal(task: Task, seen: Seen, k: int) -> Play:
                            f"{instead} instead.")
         return play
     thing = words(trap.table.split(SEPARATOR, 1)[1])
+    again = task.plan[trap.position + 2] if trap.position + 2 < len(task.plan) else None
+    if again is not None and (again.tool, again.arguments) == (trap.step.tool,
+                                                              trap.step.arguments):
+        # records still point to it: they are looked up and removed, then the call is made again
+        play.add(("found", k), Note("check", f"{service} refused it: \"{error}\" The request "
+                                             "says what to do then: remove the records that "
+                                             "still point to it first, then remove it. So I "
+                                             f"look up the {thing} that points to it, remove "
+                                             f"that {thing}, and {verb} the {noun} again."))
+        play.report.append(f"{service} would not {verb} the {noun} at first ({error.rstrip('.')})"
+                           f"; as you said, I removed the {thing} that still pointed to it, "
+                           f"then removed the {noun}.")
+        return play
     play.add(("found", k), Note("check", f"{service} refused it: \"{error}\" So there already "
                                          f"is one, and the request says to carry on with the "
                                          f"one that's there rather than add another: I look "

@@ -303,15 +303,13 @@ class Db:
         """Delete a record. Raises Conflict (409) while other records reference it."""
         table = self.table(entity)
         record = self.get(table.entity_name, record_id)
-        for other in self._tables.values():
-            for column in other.columns:
-                if column.ref == table.entity_name:
-                    n = self.count(other.entity_name, {column.name: record_id})
-                    if n:
-                        raise Conflict(
-                            f"{table.entity_name} {record_id!r} is still referenced by "
-                            f"{n} {other.entity_name} record(s) (field {column.name!r})"
-                        )
+        for other, field in self.referrers(table.entity_name):
+            n = self.count(other, {field: record_id})
+            if n:
+                raise Conflict(
+                    f"{table.entity_name} {record_id!r} is still referenced by "
+                    f"{n} {other} record(s) (field {field!r})"
+                )
         self._recent.forget()
         self._cursor.execute(f'DELETE FROM "{table.name}" WHERE id = ?', (record_id,))
         self._changed(table, record_id, record, None)
@@ -333,6 +331,12 @@ class Db:
             self._cursor.execute("RELEASE trial")
             if self._journal is not None:
                 del self._journal[mark:]
+
+    def referrers(self, entity: str) -> list[tuple[str, str]]:
+        """(entity, field) of every ``Ref`` field that refers to ``entity`` records: what keeps
+        a delete of one from going through while a record still refers to it."""
+        return [(other.entity_name, column.name) for other in self._tables.values()
+                for column in other.columns if column.ref == entity]
 
     # -- helpers -------------------------------------------------------------------------
 

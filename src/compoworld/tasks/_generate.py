@@ -22,7 +22,6 @@ from compoworld.service import SEPARATOR, Change, Environment
 from compoworld.tasks._condition import add_condition
 from compoworld.tasks._context import Context, warm, world_context
 from compoworld.tasks._fanout import FANOUT_SHARE, add_fanout, separate
-from compoworld.tasks._following import run_following
 from compoworld.tasks._instruction import instruction, system_prompt
 from compoworld.tasks._labels import capabilities
 from compoworld.tasks._model import Condition, Criterion, Labels, Step, Task
@@ -43,7 +42,7 @@ from compoworld.tasks._scenario import (
     run_planted,
 )
 from compoworld.tasks._temporal import TEMPORAL_SHARE, add_temporal
-from compoworld.tasks._tradeoff import TRADEOFF_SHARE, add_tradeoff, reread_answers
+from compoworld.tasks._tradeoff import TRADEOFF_SHARE, trade
 from compoworld.tasks._verify import gates
 from compoworld.tasks._walk import Walk, walk
 from compoworld.types import derive_seed
@@ -251,18 +250,11 @@ def _attempt(seed: int, attempt: int, settings: GenerationSettings,
             if ran is None:
                 return "fan_out", signature
             plan, changes = ran
-    if fanned is None and condition is None and rng.random() < TRADEOFF_SHARE:
-        traded = add_tradeoff(plan, env, rng)
-        if traded is not None:
-            ran = run_following(ctx.fresh_work(), traded[0])
-            reread = reread_answers(answers, plan, ran[0], traded[1]) if ran else None
-            if ran is None or reread is None:  # a call of the new choice is refused, or
-                ran = run_planted(ctx.fresh_work(), plan)  # its report reads no more: as it was
-                if ran is None:
-                    return "replay", signature
-            else:
-                answers = reread
-            plan, changes = ran
+    if condition is None and rng.random() < TRADEOFF_SHARE:
+        traded = trade(plan, changes, answers, env, rng, ctx.fresh_work)
+        if traded is None:
+            return "replay", signature
+        plan, changes, answers = traded
     if rng.random() < TEMPORAL_SHARE:
         dated = add_temporal(plan, env, rng)
         ran = run_planted(ctx.fresh_work(), dated) if dated is not None else None

@@ -156,7 +156,13 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     for trap in sorted((t for t in traps if t.kind != "decoy"), key=lambda t: t.position):
         at = trap.position
         if trap.kind == "refusal":  # the call as asked, in place of the plan's recovery
-            steps = [*steps[:at], trap.step, *steps[at + 1:]]
+            # (its steps up to the call as asked made again, where the recovery makes it)
+            end = next((k for k in range(at, len(steps)) if steps[k].tool == trap.step.tool
+                        and steps[k].arguments == trap.step.arguments), at)
+            steps = [*steps[:at], trap.step,
+                     *(shift_sources(s, at - end, end) for s in steps[end + 1:])]
+            if answer is not None and answer.step is not None and answer.step > end:
+                answer = answer.model_copy(update={"step": answer.step - (end - at)})
             continue
         steps = [*steps[:at], trap.step, *(shift_sources(s, 1, at) for s in steps[at:])]
         unless = {u + 1 if u >= at else u for u in unless}

@@ -47,6 +47,7 @@ from compoworld.tasks._diff import kind_of, net_changes
 from compoworld.tasks._following import run_following
 from compoworld.tasks._model import ArgSource, Criterion, Planted, Step, Trap
 from compoworld.tasks._planting import plant
+from compoworld.tasks._stored import shift_sources
 from compoworld.tasks._trap_check import PAGING, find_check
 
 RECOVERY_SHARE = 0.5
@@ -64,6 +65,10 @@ CLASH_NOTE = ("If that time turns out to be taken, don't move or cancel whatever
 TAKEN_NOTE = ("If something I ask you to add turns out to be there already, don't add another "
               "or change it: carry on with the one that's there.")
 """What the instruction says to do when a create is refused for a value already taken."""
+
+IN_USE_NOTE = ("If something I ask you to remove can't go because other records there still "
+               "point to it, remove those records first, then remove it.")
+"""What the instruction says to do when a delete is refused for records that refer to it."""
 
 Fresh = Callable[[], Environment]
 _STATED = ArgSource(kind="user")
@@ -247,7 +252,104 @@ def _recovered(plan: list[Step], index: int, recovery: Step, record: Planted, fr
     return ran[0], ran[1], trap, record, note
 
 
-_KINDS = (_clash, _taken)
+def _children(env: Environment, service: str, entity: str) -> list[tuple[str, str]]:
+    """(entity, field) of the service's records that refer to an ``entity`` record: what the
+    engine's delete refuses while one still refers to it (409)."""
+    return sorted(env.db(service).referrers(entity))
+
+
+def _remover(env: Environment, service: str, child: str, record: str) -> Step | None:
+    """The call of the service that deletes the ``child`` record ``record`` (tried on ``env``,
+    where it is planted: its one required argument a reference to that kind of record)."""
+    for name in sorted(env.tools):
+        tool = env.tools[name]
+        required = [p for p in tool.params if p.required]
+        if not name.startswith(service + SEPARATOR) or tool.kind != "write" or \
+                tool.simulated or len(required) != 1 or required[0].ref != child:
+            continue
+        mark = len(env.changes() or ())
+        if not env.call(name, {required[0].name: record})["success"]:
+            continue
+        net = net_changes((env.changes() or [])[mark:])
+        if list(net) == [(f"{service}{SEPARATOR}{child}", record)] and kind_of(
+                *net[(f"{service}{SEPARATOR}{child}", record)]) == "delete":
+            return Step(tool=name, arguments={required[0].name: record}, sources={}, output=None)
+    return None
+
+
+def _in_use(plan: list[Step], changes: list[list[Change]], index: int, rng: random.Random,
+            fresh: Fresh, planted: list[Planted]) -> Made | None:
+    """What step ``index`` deletes is still referred to by a record of its service (a note on
+    the contact, a comment on the ticket): the recovery looks that record up, removes it, then
+    removes the record asked."""
+    net = net_changes(changes[index])
+    if len(net) != 1:
+        return None
+    (table, record_id), (before, after) = next(iter(net.items()))
+    if kind_of(before, after) != "delete":
+        return None
+    service, entity = table.split(SEPARATOR, 1)
+    world = fresh()
+    for child, field in _children(world, service, entity):
+        seeded = world.db(service).select(child, limit=1)
+        if not seeded:
+            continue
+        prefix = str(seeded[0]["id"]).partition("_")[0] + "_" if "_" in str(
+            seeded[0]["id"]) else "x"
+        values = {**seeded[0], "id": f"{prefix}{rng.getrandbits(32):08x}", field: record_id}
+        kid = Planted(service=service, entity=child, values=values)
+        if not _refused(fresh, [*planted, kid], plan, index, f"referenced by 1 {child} "):
+            continue
+        made = _cleared(plan, index, kid, (entity, record_id), fresh, planted)
+        if made is not None:
+            return made
+    return None
+
+
+def _lister(world: Environment, asked: Step, kid: Planted, parent: tuple[str, str]
+            ) -> Step | None:
+    """A read of the service that lists the ``kid`` record by the record it refers to (its
+    one required argument a reference to ``parent``, the (entity, id) the delete ``asked``
+    is given: "the notes of that contact"), its answer on ``world``; the first such read."""
+    entity, parent_id = parent
+    given = next((n for n, v in asked.arguments.items() if v == parent_id), None)
+    if given is None:
+        return None
+    for name in sorted(world.tools):
+        tool = world.tools[name]
+        if not name.startswith(kid.service + SEPARATOR) or tool.kind != "read" or tool.simulated:
+            continue
+        by = next((p for p in tool.params if p.ref == entity), None)
+        if by is None or any(p.required and p is not by for p in tool.params):
+            continue
+        envelope = world.call(name, {by.name: parent_id})
+        if envelope["success"] and _path_of(envelope["data"], str(kid.values["id"])) is not None:
+            return Step(tool=name, arguments={by.name: parent_id},
+                        sources={by.name: asked.sources.get(given, _STATED)},
+                        output=envelope["data"])
+    return None
+
+
+def _cleared(plan: list[Step], index: int, kid: Planted, parent: tuple[str, str], fresh: Fresh,
+             planted: list[Planted]) -> Made | None:
+    """The plan with the record ``kid`` looked up and removed before step ``index``'s delete
+    of ``parent`` (its entity and id)."""
+    kid_id = str(kid.values["id"])
+    world = _planted_world(fresh, [*planted, kid])
+    read = _lister(world, plan[index], kid, parent) if world is not None else None
+    remover = _remover(world, kid.service, kid.entity, kid_id) if world is not None else None
+    at = _path_of(read.output, kid_id) if read is not None else None
+    if read is None or remover is None or at is None:
+        return None
+    (name,) = remover.arguments
+    remove = remover.model_copy(update={"sources": {name: ArgSource(
+        kind="step", step=index, path=_field_at(at, "id"))}})
+    moved = [*plan[:index], read, remove, plan[index],
+             *(shift_sources(s, 2, index) for s in plan[index + 1:])]
+    return _recovered(plan, index, read, kid, fresh, planted, IN_USE_NOTE, moved=moved)
+
+
+_KINDS = (_clash, _taken, _in_use)
 
 
 def add_refusal(plan: list[Step], changes: list[list[Change]], env: Environment,

@@ -30,7 +30,7 @@ from compoworld.tasks._check import score
 from compoworld.tasks._decoys import add_decoy
 from compoworld.tasks._diff import kind_of, net_changes
 from compoworld.tasks._exceptions import add_exception, has_batch
-from compoworld.tasks._following import resolve
+from compoworld.tasks._following import resolve, run_following
 from compoworld.tasks._model import (
     ArgSource,
     Condition,
@@ -189,7 +189,9 @@ def add_selection_rule(plan: list[Step], env: Environment, rng: random.Random
         return None
     found = {(src.step, src.selection.model_dump_json()): src.selection
              for s in plan for src in s.sources.values()
-             if src.kind == "step" and src.step is not None and src.selection}
+             # a choice by two criteria stays the request's (its gate and probe re-pick it)
+             if src.kind == "step" and src.step is not None and src.selection
+             and src.selection.among is None}
     options = [(step, found[(step, key)]) for step, key in sorted(found)]
     rng.shuffle(options)
     for source_step, selection in options:
@@ -323,24 +325,34 @@ def _alternative(value: Any, env: Environment, step: Step, name: str) -> Any:
 def rule_matters(plan: list[Step], rule: Rule, rubric: list[Criterion], initial: Environment,
                  scratch: Callable[[], Environment], message: str) -> bool:
     """Gate: had the email said otherwise (another value; the opposite selection), following
-    it would fail the rubric (``scratch`` gives the task's world, its records planted)."""
+    it would fail the rubric (``scratch`` gives the task's world, its records planted). The
+    opposite selection is followed through: what later steps take from the item it picks is
+    read again from the answers (a read of that item, then a write of what the read found),
+    as an agent following that email would."""
     if rule.kind == "selection":
         assert rule.selection is not None
         try:
-            changed = selected(plan, _flipped(rule.selection))
+            selected(plan, _flipped(rule.selection))
         except (LookupError, TypeError, ValueError, StopIteration):
+            return False  # the opposite rule picks no single item
+        flipped = [s.model_copy(update={"sources": {
+            name: src.model_copy(update={"kind": "step", "selection": _flipped(rule.selection)})
+            if src.kind == "rule" and src.selection == rule.selection else src
+            for name, src in s.sources.items()}}) for s in plan]
+        ran = run_following(scratch(), flipped, strict=False)
+        if ran is None:
             return False
+        calls = [(s.tool, s.arguments) for s in ran[0]]
     else:
         changed = {(rule.step, rule.param): _alternative(rule.value, initial, plan[rule.step],
                                                          rule.param)}
+        calls = [(s.tool, {**s.arguments, **{name: (v if not isinstance(s.arguments[name], list)
+                                                     or isinstance(v, list) else [v])
+                                              for (k, name), v in changed.items() if k == i}})
+                 for i, s in enumerate(plan)]
     env = scratch()
-    done = []
-    for i, s in enumerate(plan):
-        arguments = {**s.arguments, **{name: (v if not isinstance(s.arguments[name], list)
-                                              or isinstance(v, list) else [v])
-                                       for (k, name), v in changed.items() if k == i}}
-        if env.call(s.tool, arguments)["success"]:
-            done.append((s.tool, arguments))
+    done = [(tool, arguments) for tool, arguments in calls
+            if env.call(tool, arguments)["success"]]
     return not all(r.passed for r in score(rubric, initial, env, message, done))
 
 

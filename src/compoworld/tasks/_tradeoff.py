@@ -19,13 +19,13 @@ import itertools
 import math
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from compoworld.service import Environment
+from compoworld.service import Change, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._following import resolve, run_following
 from compoworld.tasks._model import Among, ArgSource, Criterion, Selection, Step
-from compoworld.tasks._rubric import plan_values
+from compoworld.tasks._rubric import knowing, plan_values
 
 TRADEOFF_SHARE = 0.25
 """Share of attempts whose plan picks an item by a ranking that try a second criterion (where a
@@ -35,6 +35,7 @@ choice by two criteria in roughly that share."""
 MIN_ITEMS = 3
 """A list to choose from by two criteria holds three items or more (one per criterion, and the
 one both pick)."""
+Followed = TypeVar("Followed")
 _NOT_CRITERIA = ("id", "phone", "zip", "postal", "year", "lat", "lon", "number", "code")
 """Numeric fields no one chooses by (an id, a phone, a year)."""
 
@@ -148,13 +149,18 @@ def _rechosen(plan: list[Step], step: int, selection: Selection, to: Selection) 
         for name, src in current.sources.items()}}) for current in plan]
 
 
-def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
-                 ) -> tuple[list[Step], int] | None:
-    """``plan`` with one ranked selection made a choice by two criteria (its arguments as
-    before: run it with :func:`run_following`), and the step whose list it chooses from (a
-    report on that step or later tells of the item picked before: :func:`reread_answers`);
-    None where no list of the plan allows one, or the value it picks is the one picked before
-    or the user's own (the request would say "my name": the choice would show in nothing)."""
+def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random,
+                 follow: Callable[[list[Step], int], Followed | None]) -> Followed | None:
+    """``plan`` with one ranked selection made a choice by two criteria, as ``follow`` runs it
+    (``follow(traded, step)``: the plan run with :func:`run_following`, whose reports are read
+    again, :func:`reread_answers`; None where a call of it is refused or a report no longer
+    reads), ``step`` the step whose list it chooses from. The choices the plan's lists allow
+    are tried in a drawn order, and the first that changes a value of the plan and that
+    ``follow`` runs is made: a later step may not go on from the item both criteria pick (an
+    empty list of its own, a record no other service knows), and another list of the plan, or
+    another second criterion, may. None where no choice does, or its value is the one picked
+    before or the user's own (the request would say "my name": the choice would show in
+    nothing)."""
     found: dict[tuple[int, str], tuple[Selection, list[Any]]] = {}
     for current in plan:
         for src in current.sources.values():
@@ -166,15 +172,41 @@ def add_tradeoff(plan: list[Step], env: Environment, rng: random.Random
                 found[(src.step, src.selection.model_dump_json())] = (src.selection, items)
     options = [(step, selection, among) for (step, _), (selection, items) in sorted(
         found.items(), key=lambda kv: kv[0]) for among in _criteria(items, selection)]
-    rng.shuffle(options)  # tried in a drawn order: the first that shows in the plan is made
+    rng.shuffle(options)  # tried in a drawn order: the first that shows and runs is made
     user = env.pool.user
     mine = {user.name.casefold(), user.email.casefold(), user.phone.casefold()}
     for step, selection, among in options:
         both = selection.model_copy(update={"among": among})
         traded = _rechosen(plan, step, selection, both)
         if _shows(plan, traded, step, both, mine):
-            return traded, step
+            followed = follow(traded, step)
+            if followed is not None:
+                return followed
     return None
+
+
+def trade(plan: list[Step], changes: list[list[Change]], answers: list[Criterion],
+          env: Environment, rng: random.Random, work: Callable[[], Environment]
+          ) -> tuple[list[Step], list[list[Change]], list[Criterion]] | None:
+    """The plan, its changes and its report-back criteria with one choice made by two criteria
+    (:func:`add_tradeoff`, each choice run on ``work()``, the work environment reset), or as
+    they were where none runs; ``work()`` is left holding the returned plan's run. None where
+    the plan as it was no longer replays."""
+    tried = False
+
+    def follow(traded: list[Step], step: int
+               ) -> tuple[list[Step], list[list[Change]], list[Criterion]] | None:
+        nonlocal tried
+        tried = True
+        ran = run_following(work(), traded)
+        reread = reread_answers(answers, plan, ran[0], step) if ran else None
+        return None if ran is None or reread is None else (*ran, reread)
+
+    made = add_tradeoff(plan, env, rng, follow)
+    if made is not None or not tried:
+        return made or (plan, changes, answers)
+    ran = run_following(work(), plan)  # the work environment holds the last choice tried
+    return None if ran is None else (*ran, answers)
 
 
 def _shows(plan: list[Step], traded: list[Step], step: int, both: Selection,
@@ -204,7 +236,8 @@ def reread_answers(answers: list[Criterion], before: list[Step], after: list[Ste
     picked, tells of the item both criteria pick; a report on a later step (one that read what
     the picked item led to) is read at the same place of its new answer. None where a report
     can no longer be read there, or would now tell a value the plan gives a call (nothing the
-    user would ask to be told)."""
+    user would ask to be told). Each report's ``known`` (what it may name without hedging) is
+    what ``after`` gives its calls, no longer the values of the item ``before`` picked."""
     given = {repr(v) for v in plan_values(after)}
     both = next((s for k, s in tradeoffs(after) if k == step), None)
     out = []
@@ -227,7 +260,10 @@ def reread_answers(answers: list[Criterion], before: list[Step], after: list[Ste
             return None
         out.append(answer.model_copy(update={"values": [value], "selection": (
             source.selection or answer.selection)}))
-    return out
+    # what a report may name without hedging is what the new plan uses, not the old pick's
+    stale = {repr(v) for v in plan_values(before)}
+    return [knowing(a.model_copy(update={"known": [v for v in a.known if repr(v) not in stale]}),
+                    after) for a in out]
 
 
 def _where(data: Any, value: Any, prefix: str = "") -> str | None:
