@@ -50,6 +50,10 @@ def sequence_id(table: Table, n: int) -> str:
     return f"{table.entity.id_prefix}_{digest}"
 
 
+_MAX_QUERIES = 256
+"""Most :meth:`Db.sql` query texts kept per handle with their placeholders filled in."""
+
+
 class RecentRow:
     """The rows a tool call has read by id, shared by the :class:`Db` handles of one environment.
 
@@ -86,8 +90,8 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_cursor", "_journal", "_lookup", "_recent", "_tables", "now", "service",
-                 "today")
+    __slots__ = ("_conn", "_cursor", "_journal", "_lookup", "_queries", "_recent", "_tables", "now",
+                 "service", "today")
 
     def __init__(
         self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date,
@@ -104,6 +108,7 @@ class Db:
         # Tables by what tools name them with (an entity's name or its class), filled by
         # ``table``: one dict lookup per read instead of resolving the entity every time.
         self._lookup: dict[type[Entity] | str, Table] = {}
+        self._queries: dict[str, str] = {}  # ``sql``'s query texts, placeholders filled in
         self.service = service
         self.today = today
         self.now = datetime.combine(today, WORKDAY_START)
@@ -155,9 +160,8 @@ class Db:
         return f"{message} (there are no {table.entity_name} records)"
 
     def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
-        table = self.table(entity)
-        query = f'SELECT 1 FROM "{table.name}" WHERE id = ?'
-        return self._cursor.execute(query, (record_id,)).fetchone() is not None
+        table = self._lookup.get(entity) or self.table(entity)
+        return self._cursor.execute(table.exists_by_id, (record_id,)).fetchone() is not None
 
     def select(
         self,
@@ -230,11 +234,16 @@ class Db:
 
         Example: ``db.sql("SELECT sum(amount) AS total FROM {invoice} WHERE status = ?", ["paid"])``
         """
-        names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+        text = self._queries.get(query)
+        if text is None:  # placeholders filled in once per query text
+            names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+            text = query.format(**names)
+            if len(self._queries) < _MAX_QUERIES:
+                self._queries[query] = text
         self._recent.forget()  # meant for reads; should a query write, no remembered row is stale
-        cursor = self._conn.execute(query.format(**names), params)
-        columns = [d[0] for d in cursor.description or ()]
-        return [dict(zip(columns, row, strict=True)) for row in cursor]
+        rows = self._cursor.execute(text, params).fetchall()
+        columns = [d[0] for d in self._cursor.description or ()]
+        return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def digest(self) -> str:
         """The version of this service's records: a hash chained over every write since the

@@ -35,6 +35,7 @@ class Table:
     decoded: tuple[Column, ...] = field(init=False)
     emails: tuple[Column, ...] = field(init=False)
     select_by_id: str = field(init=False)
+    exists_by_id: str = field(init=False)
     to_dict: Callable[[tuple[Any, ...]], dict[str, Any]] = field(
         init=False, compare=False, repr=False)
     """The record of a ``SELECT *`` row, JSON and bool columns decoded (:func:`_record_reader`)."""
@@ -54,6 +55,7 @@ class Table:
         set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
         set_(self, "emails", tuple(c for c in self.columns if c.semantic == "Email" and c.kind == "str"))
         set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
+        set_(self, "exists_by_id", f'SELECT 1 FROM "{self.name}" WHERE id = ?')
         set_(self, "to_dict", _record_reader(self.columns))
         set_(self, "_updates", {})
         set_(self, "_selects", {})
