@@ -6,6 +6,8 @@
   record as ``model_validate(...).model_dump()`` and the same refusals.
 - One cursor per ``Db``: no statement is left running between calls (a reset, a restore and a
   fork work right after any call).
+- Filters compiled once per set of keys (``service._query``) select what the keys say.
+- A whole result (no page) is sorted in Python, in the order ``ORDER BY "field", rowid`` gives.
 """
 
 from __future__ import annotations
@@ -220,3 +222,78 @@ def test_the_module_making_the_tables_ddl_is_part_of_the_seeding_version() -> No
     from compoworld.service._table import Table
 
     assert Table.__module__ in SEEDING_MODULES and Db.__module__ in SEEDING_MODULES
+
+
+@pytest.mark.parametrize("name", service_names())
+def test_whole_results_are_sorted_as_sqlite_orders_them(name: str) -> None:
+    env = Environment([load_service(name)], seed=1)
+    db = env.db(name)
+    for entity, table in env.services[name].tables.items():
+        for column in table.names:
+            for descending in (False, True):
+                direction = "DESC" if descending else "ASC"
+                expected = [table.to_dict(row) for row in env._conn.execute(
+                    f'SELECT * FROM "{table.name}" ORDER BY "{column}" {direction}, rowid')]
+                assert db.select(entity, order_by=column, descending=descending) == expected
+                paged = db.select(entity, order_by=column, descending=descending, limit=1000)
+                assert paged == expected, (table.name, column, direction)
+
+
+def _matches(record: dict[str, Any], key: str, value: Any) -> bool:
+    """What a filter key means, in Python (strings compared as stored: emails lower case)."""
+    name, _, op = key.partition("__")
+    if "|" in name:
+        return any(str(value).lower() in str(record[n] or "").lower() for n in name.split("|")
+                   if record[n] is not None)
+    field = record[name]
+    op = op or "eq"
+    if op == "isnull":
+        return (field is None) == bool(value)
+    if op == "in":
+        return field is not None and field in value  # SQL: NULL IN (...) is not true
+    if op == "contains":
+        return field is not None and str(value).lower() in str(field).lower()
+    if value is None:
+        return (field is None) == (op == "eq")
+    if field is None:
+        return False
+    return {"eq": field == value, "ne": field != value, "gt": field > value,
+            "gte": field >= value, "lt": field < value, "lte": field <= value}[op]
+
+
+@pytest.mark.parametrize("name", HAND_WRITTEN)
+def test_compiled_filters_select_what_their_keys_say(name: str) -> None:
+    env = Environment([load_service(name)], seed=1)
+    db = env.db(name)
+    checked = 0
+    for entity, table in env.services[name].tables.items():
+        records = db.select(entity)
+        if len(records) < 3:
+            continue
+        texts = [c.name for c in table.columns if c.kind == "str"]
+        for column in table.columns:
+            if column.kind == "json":
+                continue
+            value = records[len(records) // 2][column.name]
+            others = [r[column.name] for r in records[:3]]
+            filters: list[dict[str, Any]] = [{f"{column.name}__isnull": True},
+                                             {f"{column.name}__isnull": False},
+                                             {column.name: None}, {f"{column.name}__ne": None},
+                                             {f"{column.name}__in": others},
+                                             {f"{column.name}__in": []}]
+            if value is not None:
+                filters += [{column.name: value}, {f"{column.name}__ne": value}]
+                if column.kind != "bool":
+                    filters += [{f"{column.name}__{op}": value} for op in ("gt", "gte", "lt", "lte")]
+                if column.kind == "str":
+                    filters += [{f"{column.name}__contains": value[1:4].upper()},
+                                {f"{column.name}__contains": "%"}, {f"{column.name}__contains": "_"}]
+            if len(texts) >= 2 and value is not None and column.kind == "str":
+                filters.append({f"{texts[0]}|{texts[1]}__contains": value[:3],
+                                f"{column.name}__ne": None})
+            for where in filters:
+                expected = [r for r in records if all(_matches(r, k, v) for k, v in where.items())]
+                assert db.select(entity, where) == expected, (table.name, where)
+                assert db.count(entity, where) == len(expected), (table.name, where)
+                checked += 1
+    assert checked > 50

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from compoworld.errors import BadArguments, Conflict, RecordNotFound, UserError, closest
 from compoworld.service._entity import Entity
+from compoworld.service._query import where_clause
 from compoworld.service._table import SEQUENCE_TABLE, VERSION_TABLE, Table
 from compoworld.types._pool import WORKDAY_START
 
@@ -26,9 +27,6 @@ from compoworld.types._pool import WORKDAY_START
 def chain(previous: str, change: str) -> str:
     """The next version hash (registered in SQLite as ``cw_chain``)."""
     return hashlib.blake2b(f"{previous}\x00{change}".encode(), digest_size=16).hexdigest()
-
-
-_OPERATORS = {"eq": "=", "ne": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
 ChangeOrigin = Literal["tool", "world"]
@@ -54,9 +52,8 @@ def sequence_id(table: Table, n: int) -> str:
     return f"{table.entity.id_prefix}_{digest}"
 
 
-def _like_pattern(value: Any) -> str:
-    text = str(value).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{text}%"
+_MAX_QUERIES = 256
+"""Most :meth:`Db.sql` query texts kept per handle with their placeholders filled in."""
 
 
 class RecentRow:
@@ -95,7 +92,8 @@ class Db:
         >>> # return db.get("contact", contact_id)   # RecordNotFound (404) if missing
     """
 
-    __slots__ = ("_conn", "_cursor", "_journal", "_recent", "_tables", "now", "service", "today")
+    __slots__ = ("_conn", "_cursor", "_journal", "_lookup", "_queries", "_recent", "_tables", "now",
+                 "service", "today")
 
     def __init__(
         self, conn: sqlite3.Connection, service: str, tables: dict[str, Table], today: date,
@@ -109,15 +107,23 @@ class Db:
         self._journal = journal
         self._recent = recent or RecentRow()
         self._tables = tables
+        # Tables by what tools name them with (an entity's name or its class), filled by
+        # ``table``: one dict lookup per read instead of resolving the entity every time.
+        self._lookup: dict[type[Entity] | str, Table] = {}
+        self._queries: dict[str, str] = {}  # ``sql``'s query texts, placeholders filled in
         self.service = service
         self.today = today
         self.now = datetime.combine(today, WORKDAY_START)
 
     def table(self, entity: type[Entity] | str) -> Table:
         """The compiled table of ``entity`` (a class or its name)."""
+        table = self._lookup.get(entity)
+        if table is not None:
+            return table
         name = entity if isinstance(entity, str) else entity.entity_name
         try:
-            return self._tables[name]
+            table = self._lookup[entity] = self._tables[name]
+            return table
         except KeyError:
             raise UserError(
                 f"service {self.service!r} has no entity {name!r} "
@@ -128,7 +134,7 @@ class Db:
 
     def get(self, entity: type[Entity] | str, record_id: str) -> dict[str, Any]:
         """The record with this id. Raises RecordNotFound (404) if there is none."""
-        table = self.table(entity)
+        table = self._lookup.get(entity) or self.table(entity)
         recent = self._recent
         if recent.active and type(record_id) is str:
             key = (table.name, record_id)
@@ -156,9 +162,8 @@ class Db:
         return f"{message} (there are no {table.entity_name} records)"
 
     def exists(self, entity: type[Entity] | str, record_id: str) -> bool:
-        table = self.table(entity)
-        query = f'SELECT 1 FROM "{table.name}" WHERE id = ?'
-        return self._cursor.execute(query, (record_id,)).fetchone() is not None
+        table = self._lookup.get(entity) or self.table(entity)
+        return self._cursor.execute(table.exists_by_id, (record_id,)).fetchone() is not None
 
     def select(
         self,
@@ -171,19 +176,22 @@ class Db:
         offset: int = 0,
     ) -> list[dict[str, Any]]:
         """Records matching ``where``, in ``order_by`` order (ties and default: insertion order)."""
-        table = self.table(entity)
-        clause, params = self._where(table, where)
-        query = f'SELECT * FROM "{table.name}"{clause} ORDER BY '
-        direction = "DESC" if descending else "ASC"
-        if order_by:
-            table.column(order_by)
-            query += f'"{order_by}" {direction}, rowid'
-        else:
-            query += f"rowid {direction}"
-        if limit is not None or offset:
-            query += " LIMIT ? OFFSET ?"
+        table = self._lookup.get(entity) or self.table(entity)
+        clause, params = where_clause(table, where)
+        paged = limit is not None or bool(offset)
+        if paged:  # SQLite orders the rows, to know which to keep
             params += [-1 if limit is None else limit, offset]
-        return [table.to_dict(row) for row in self._cursor.execute(query, params).fetchall()]
+            query = table.select_statement(clause, order_by, descending, paged)
+            return list(map(table.to_dict, self._cursor.execute(query, params).fetchall()))
+        # All matching rows: SQLite gives them in rowid order (an index on the filtered field
+        # holds them in that order already) and a stable sort by the field keeps that order
+        # among ties, as ``ORDER BY "field", rowid`` would, without SQLite's temporary b-tree.
+        key = table.sort_key(order_by) if order_by else None
+        query = table.select_statement(clause, None, descending and key is None, paged)
+        rows = self._cursor.execute(query, params).fetchall()
+        if key is not None:
+            rows.sort(key=key, reverse=descending)
+        return list(map(table.to_dict, rows))
 
     def page(
         self,
@@ -219,7 +227,7 @@ class Db:
 
     def count(self, entity: type[Entity] | str, where: dict[str, Any] | None = None) -> int:
         table = self.table(entity)
-        clause, params = self._where(table, where)
+        clause, params = where_clause(table, where)
         query = f'SELECT count(*) FROM "{table.name}"{clause}'
         return int(self._cursor.execute(query, params).fetchone()[0])
 
@@ -228,11 +236,16 @@ class Db:
 
         Example: ``db.sql("SELECT sum(amount) AS total FROM {invoice} WHERE status = ?", ["paid"])``
         """
-        names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+        text = self._queries.get(query)
+        if text is None:  # placeholders filled in once per query text
+            names = {name: f'"{table.name}"' for name, table in self._tables.items()}
+            text = query.format(**names)
+            if len(self._queries) < _MAX_QUERIES:
+                self._queries[query] = text
         self._recent.forget()  # meant for reads; should a query write, no remembered row is stale
-        cursor = self._conn.execute(query.format(**names), params)
-        columns = [d[0] for d in cursor.description or ()]
-        return [dict(zip(columns, row, strict=True)) for row in cursor]
+        rows = self._cursor.execute(text, params).fetchall()
+        columns = [d[0] for d in self._cursor.description or ()]
+        return [dict(zip(columns, row, strict=True)) for row in rows]
 
     def digest(self) -> str:
         """The version of this service's records: a hash chained over every write since the
@@ -387,44 +400,3 @@ class Db:
                 raise Conflict(
                     f"{table.entity_name} {row[0]!r} already has {name} {values[name]!r}"
                 )
-
-    @staticmethod
-    def _where(table: Table, where: dict[str, Any] | None) -> tuple[str, list[Any]]:
-        if not where:
-            return "", []
-        parts: list[str] = []
-        params: list[Any] = []
-        for key, value in where.items():
-            name, _, op = key.partition("__")
-            op = op or "eq"
-            if "|" in name:  # "a|b__contains": any of the fields matches
-                if op != "contains":
-                    raise UserError(f"alternative fields ({key!r}) only work with 'contains'")
-                for field_name in name.split("|"):
-                    table.column(field_name)
-                alternatives = [f"\"{n}\" LIKE ? ESCAPE '\\'" for n in name.split("|")]
-                parts.append("(" + " OR ".join(alternatives) + ")")
-                params.extend([_like_pattern(value)] * len(alternatives))
-                continue
-            column = table.column(name)
-            if column.semantic == "Email" and op in ("eq", "ne", "in"):
-                value = [v.lower() if isinstance(v, str) else v for v in value] if op == "in" else (
-                    value.lower() if isinstance(value, str) else value)
-            if op == "contains":
-                parts.append(f"\"{name}\" LIKE ? ESCAPE '\\'")
-                params.append(_like_pattern(value))
-            elif op == "in":
-                values = list(value)
-                parts.append(f'"{name}" IN ({", ".join("?" * len(values))})' if values else "0")
-                params.extend(column.encode(v) for v in values)
-            elif op == "isnull":
-                parts.append(f'"{name}" IS {"" if value else "NOT "}NULL')
-            elif op in _OPERATORS:
-                if value is None and op in ("eq", "ne"):
-                    parts.append(f'"{name}" IS {"" if op == "eq" else "NOT "}NULL')
-                else:
-                    parts.append(f'"{name}" {_OPERATORS[op]} ?')
-                    params.append(column.encode(value))
-            else:
-                raise UserError(f"unknown filter operator {op!r} in {key!r}")
-        return " WHERE " + " AND ".join(parts), params

@@ -450,23 +450,27 @@ class Environment:
 
     def _run(self, name: str, tool: Tool, db: Db, args: dict[str, Any]) -> Envelope:
         conn = self._conn
-        self._open_call()
         changes = conn.total_changes
+        if self._call_savepoint != changes:  # _open_call, inline: once per call
+            self._open_call()
         self._mark = len(self._journal)
         recent = self._recent
         try:
             # A write tool's second read of a record is answered from memory (RecentRow); a
             # read tool's reads rarely repeat, so they do not pay for remembering.
-            recent.active = tool.kind == "write"
             if tool.simulated:  # what the world model invents is written back, even on reads
+                recent.active = tool.kind == "write"
                 data = self._simulate(name, tool, db, args)
                 if tool.kind == "read":  # that write-back is the world's, not the caller's
                     self._journal[self._mark:] = [dataclasses.replace(c, origin="world")
                                                   for c in self._journal[self._mark:]]
-            else:
+            elif tool.kind == "read":
                 data = tool.fn(db, **args)
-                if tool.kind == "read" and conn.total_changes != changes:
+                if conn.total_changes != changes:
                     raise RuntimeError(f"read tool {name!r} wrote to the state")
+            else:
+                recent.active = True
+                data = tool.fn(db, **args)
         except ToolError as error:
             self._rollback()
             return fail(error.code, error.message)
@@ -478,8 +482,9 @@ class Environment:
             self.failures.append(ToolFailure(name, dict(args), repr(error), traceback.format_exc()))
             return fail(500, f"tool {name!r} failed: {type(error).__name__}")
         finally:
-            recent.active = False
-            recent.forget()
+            if recent.active:
+                recent.active = False
+                recent.forget()
         return ok(data)
 
     def _rollback(self) -> None:

@@ -80,13 +80,16 @@ def check_limits(arguments: Mapping[str, Any]) -> None:
         if type(key) is not str or len(key) > MAX_KEY_LENGTH:
             break
         text += len(key)
-        if kind is str:
-            _string(value, (key,))
+        if kind is str:  # (the checks inline; the helpers only say what is wrong)
+            if len(value) > MAX_STRING_LENGTH:
+                _string(value, (key,))
             text += len(value)
         elif kind is int:
-            _integer(value, (key,))
+            if not MIN_INTEGER <= value <= MAX_INTEGER:
+                _integer(value, (key,))
         elif kind is float:
-            _float(value, (key,))
+            if not math.isfinite(value):
+                _float(value, (key,))
         elif kind is list:
             chars = _flat_list(value)
             if chars < 0:

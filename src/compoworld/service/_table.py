@@ -3,6 +3,7 @@ record reader — and the tables every environment keeps beside the services' ow
 
 from __future__ import annotations
 
+import operator
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,9 @@ import orjson
 
 from compoworld.errors import UserError
 from compoworld.service._entity import Column, Entity, entity_columns
+
+_MAX_SELECTS = 256
+"""Most select statements kept per table (their texts are also SQLite's statement-cache keys)."""
 
 SEQUENCE_TABLE = "_compoworld_seq"
 VERSION_TABLE = "_compoworld_version"
@@ -31,10 +35,17 @@ class Table:
     decoded: tuple[Column, ...] = field(init=False)
     emails: tuple[Column, ...] = field(init=False)
     select_by_id: str = field(init=False)
+    exists_by_id: str = field(init=False)
     to_dict: Callable[[tuple[Any, ...]], dict[str, Any]] = field(
         init=False, compare=False, repr=False)
     """The record of a ``SELECT *`` row, JSON and bool columns decoded (:func:`_record_reader`)."""
     _updates: dict[tuple[str, ...], str] = field(init=False, compare=False, repr=False)
+    _selects: dict[tuple[str, str | None, bool, bool], str] = field(
+        init=False, compare=False, repr=False)
+    _sort_keys: dict[str, Callable[[tuple[Any, ...]], Any]] = field(
+        init=False, compare=False, repr=False)
+    filters: dict[tuple[str, ...], Any] = field(init=False, compare=False, repr=False)
+    """Compiled filter terms by set of keys (``service._query.filter_terms``)."""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -44,8 +55,12 @@ class Table:
         set_(self, "decoded", tuple(c for c in self.columns if c.needs_decoding))
         set_(self, "emails", tuple(c for c in self.columns if c.semantic == "Email" and c.kind == "str"))
         set_(self, "select_by_id", f'SELECT * FROM "{self.name}" WHERE id = ?')
+        set_(self, "exists_by_id", f'SELECT 1 FROM "{self.name}" WHERE id = ?')
         set_(self, "to_dict", _record_reader(self.columns))
         set_(self, "_updates", {})
+        set_(self, "_selects", {})
+        set_(self, "_sort_keys", {})
+        set_(self, "filters", {})
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as what it is compiled from: the compiled reader is not picklable by name.
@@ -93,6 +108,47 @@ class Table:
             statement = self._updates[names] = (
                 f'UPDATE "{self.name}" SET {assignments} WHERE id = ?')
         return statement
+
+    def select_statement(self, clause: str, order_by: str | None, descending: bool,
+                         paged: bool) -> str:
+        """``SELECT *`` with a ``WHERE`` clause (from ``service._query.where_clause``), in
+        ``order_by`` order (ties and default: insertion order), with ``LIMIT ? OFFSET ?`` when
+        ``paged``; the text made once per shape, so it is the same text each time."""
+        key = (clause, order_by, descending, paged)
+        statement = self._selects.get(key)
+        if statement is None:
+            direction = "DESC" if descending else "ASC"
+            if order_by:
+                self.column(order_by)
+                order = f'"{order_by}" {direction}, rowid'
+            else:
+                order = f"rowid {direction}"
+            statement = f'SELECT * FROM "{self.name}"{clause} ORDER BY {order}'
+            if paged:
+                statement += " LIMIT ? OFFSET ?"
+            if len(self._selects) < _MAX_SELECTS:  # a clause of `IN (?, ...)` varies in length
+                self._selects[key] = statement
+        return statement
+
+    def sort_key(self, name: str) -> Callable[[tuple[Any, ...]], Any]:
+        """The key that sorts ``SELECT *`` rows by column ``name`` as SQLite's ``ORDER BY``
+        does. Tables are ``STRICT`` with ``INTEGER``, ``REAL`` and ``TEXT`` columns only, so
+        a column's values are all of one Python type (``int``, ``float`` or ``str``) or None;
+        None sorts first, as NULL does; text compares by code point, as SQLite's default
+        ``BINARY`` collation compares UTF-8 bytes. ``tests/service/test_call_path.py`` checks
+        it against ``ORDER BY`` on every column of the hand-written services."""
+        key = self._sort_keys.get(name)
+        if key is None:
+            column = self.column(name)
+            index = self.names.index(name)
+            if column.nullable:
+                def key(row: tuple[Any, ...]) -> tuple[bool, Any]:
+                    value = row[index]
+                    return (value is not None, value)
+            else:
+                key = operator.itemgetter(index)
+            self._sort_keys[name] = key
+        return key
 
     def column(self, name: str) -> Column:
         try:

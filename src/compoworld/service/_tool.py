@@ -236,10 +236,13 @@ class Tool:
                 f"arguments must be a JSON object, got {type(arguments).__name__}")
         check_limits(arguments)  # depth, sizes, 64-bit integers, finite floats (service._limits)
         try:
-            checked = dict(self._check(arguments))
+            checked = self._check(arguments)  # a new dict (a TypedDict's validator builds one)
         except ValidationError as error:
             raise BadArguments(describe_validation_error(error, self.params)) from None
-        check_limits(checked)  # values coerced from strings ("1e999", "99999999999999999999")
+        for key, value in checked.items():
+            if value is not arguments.get(key):  # coerced ("1e999", "99999999999999999999"): check
+                check_limits(checked)  # again; a value passed through as it came was checked
+                break
         return checked
 
     @property
