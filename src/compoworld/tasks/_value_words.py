@@ -30,6 +30,9 @@ from compoworld.tasks._vocabulary import BY, ORDINALS, last_field, own_words, pi
 _PARTY = ("Email", "PersonName", "Phone", "CompanyName")
 
 
+_PERSON_NAMES = frozenset({"PersonName", "FirstName", "LastName"})
+
+
 class ValueWords:
     """The words for the values of one plan's calls (stateful: a value said once is "the
     same ..." after)."""
@@ -164,8 +167,10 @@ class ValueWords:
             if typed == "CompanyName" and not names.company(source.step):
                 return f"the {own} of {holder}"
             return holder
-        if self.subject == holder_key:
-            return f"{'their' if role or names.person(source.step) else 'its'} {own}"
+        if self.subject == holder_key:  # a person's is "their", whatever their record is
+            person = role or names.person(source.step) or typed in _PERSON_NAMES or \
+                self.env.pool.person_with(value) is not None
+            return f"{'their' if person else 'its'} {own}"
         # "Setting the email address to the same email address" reads as no change: whose.
         if repeated and self.setting != own:
             return f"the same {own}"
