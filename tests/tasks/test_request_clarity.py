@@ -12,7 +12,7 @@ from compoworld.graph import Fact, lists_records
 from compoworld.service import Tool
 from compoworld.tasks import Task, generate_tasks
 from compoworld.tasks._model import Selection, Step
-from compoworld.tasks._phrasing import bookkeeping, compare
+from compoworld.tasks._phrasing import bookkeeping, compare, relative_to
 from compoworld.tasks._values import singles_out, unfiltered_list
 
 
@@ -95,3 +95,13 @@ def test_no_condition_is_on_a_bookkeeping_date(tasks) -> None:
     assert conditions
     for condition in conditions:
         assert not bookkeeping(condition.path.rpartition(".")[2]), condition.path
+
+
+def test_a_date_field_reads_as_a_date_not_a_column() -> None:
+    """Not "the sent at of that message", "the last activity at of that deal"."""
+    assert relative_to("the day before", "sent_at", "that message") == (
+        "the day before that message was sent")
+    assert relative_to("two days after", "due_date", "that invoice") == (
+        "two days after that invoice is due")
+    assert relative_to("the day before", "last_activity_at", "that deal") == (
+        "the day before the last activity date of that deal")

@@ -315,6 +315,15 @@ def date_words(field: str) -> str:
     return label
 
 
+def relative_to(relation: str, field: str, owner: str) -> str:
+    """A date said relative to a record's date: "the day before that message was sent", "two
+    days after the close date of that deal"."""
+    for pattern, verb in _EVENTS:
+        if pattern.match(field):
+            return f"{relation} {owner} {verb}"
+    return f"{relation} the {date_words(field)} of {owner}"
+
+
 def compare(field: str, op: str, threshold: Any, owner: str) -> str:
     """A condition on a found value: "that invoice was issued before 2025-09-07", "the
     amount of that invoice is more than 3600"."""

@@ -19,6 +19,7 @@ from compoworld.tasks._phrasing import (
     param_words,
     plural,
     relative_day,
+    relative_to,
     split_field,
     type_words,
     words,
@@ -129,7 +130,7 @@ class ValueWords:
             on = source.path or ""
             holder = (names.record(source.step, path=on) if len(on.split(".")) < 3 else
                       names.record(source.step, source.selection, path=on))
-            return f"{relation(source.shift)} the {words(last_field(on))} of {holder}"
+            return relative_to(relation(source.shift), last_field(on), holder)
         if source.kind == "computed":
             first = (source.paths[0] if source.paths else "amount").split(".")
             field = words(first[-1])
