@@ -130,10 +130,13 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
     stated_values = [v for step in walk.steps for n, src in step.sources.items()
                      if src.kind == "user" for v in _items(step.arguments[n])]
     told = {repr(v) for v in stated_values}
-    # A typed value a step was given comes back in its answer (the company every contact of
+    # A typed value a read was given comes back in its answer (the company every contact of
     # "the contacts at X" has): carried from there it reads "the company of the contacts at
-    # the company of ...". It is carried from where it was found first, or not at all.
-    echoes = {(i, repr(v)) for i, step in enumerate(walk.steps) for n, src in step.sources.items()
+    # the company of ...". It is carried from where it was found first, or not at all. (A
+    # write's answer echoing its arguments is said by its origin: ``ValueWords.origin``.)
+    echoes = {(i, repr(v)) for i, step in enumerate(walk.steps)
+              if ctx.graph.nodes[step.tool].kind == "read"
+              for n, src in step.sources.items()
               if src.kind != "user" and src.semantic not in (None, "id", "Ref")
               for v in _items(step.arguments[n])}
     told_text = " ".join(str(v) for v in stated_values).casefold()
