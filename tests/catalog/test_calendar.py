@@ -203,12 +203,12 @@ def test_create_event_refuses_double_booking_the_owner(env: Environment, ok, ref
 def test_create_event_refuses_double_booking_a_room(env: Environment, ok, refused) -> None:
     room = rooms(ok, env)["Dune"]["id"]
     new_event(ok, env, room_id=room)
-    colleague = calendars(ok, env)["Michael Khan (work)"]["id"]  # another owner, same room
+    colleague = calendars(ok, env)["Brett Grant (work)"]["id"]  # another owner, same room
     assert "room" in refused(env, "calendar__create_event", 409, title="Clash",
                              start=at(env, 40, "10:30"), end=at(env, 40, "11:30"),
                              calendar_id=colleague, room_id=room)
     other = new_event(ok, env, calendar_id=colleague, room_id=rooms(ok, env)["Ember"]["id"])
-    assert other["location"] == "Ember" and other["organizer"] == "michael.khan29@le.com"
+    assert other["location"] == "Ember" and other["organizer"] == "brett.grant0@le.com"
 
 
 def test_create_event_room_must_hold_everyone(env: Environment, ok, refused) -> None:
@@ -328,7 +328,7 @@ def test_book_room(env: Environment, ok, refused) -> None:
     assert ok(env, "calendar__get_event", event_id=event["id"])["room_id"] == birch
     refused(env, "calendar__book_room", 409, event_id=event["id"], room_id=birch)
 
-    colleague = calendars(ok, env)["Danny Watson (work)"]["id"]
+    colleague = calendars(ok, env)["Isaac Hoover (work)"]["id"]
     other = new_event(ok, env, calendar_id=colleague, attendees=[f"p{i}@example.com" for i in range(4)])
     assert "room" in refused(env, "calendar__book_room", 409, event_id=other["id"], room_id=birch)
     aurora = rooms(ok, env)["Aurora"]["id"]
@@ -341,7 +341,7 @@ def test_book_room(env: Environment, ok, refused) -> None:
 
 def test_find_free_slot_avoids_everyone_busy(env: Environment, ok) -> None:
     day = env.pool.day(1).isoformat()
-    colleague = calendars(ok, env)["Michael Khan (work)"]["owner_email"]
+    colleague = calendars(ok, env)["Brett Grant (work)"]["owner_email"]
     found = ok(env, "calendar__find_free_slot", date=day, duration_minutes=45, attendees=[colleague])
     assert found["date"] == day and 1 <= len(found["slots"]) <= 5
     invited = {a["event_id"] for a in rows(env, "attendee") if a["response"] != "declined"
@@ -369,8 +369,8 @@ def test_find_free_slot_sees_new_events_and_refuses_bad_input(env: Environment, 
 
 def test_find_free_slot_counts_invitations_and_rooms(env: Environment, ok) -> None:
     day = env.pool.day(40).isoformat()
-    diana = calendars(ok, env)["Diana Horton (work)"]["id"]
-    invite = new_event(ok, env, calendar_id=diana, attendees=[user(env)])  # 10:00-11:00
+    teammate = calendars(ok, env)["Jonathan Miller (work)"]["id"]
+    invite = new_event(ok, env, calendar_id=teammate, attendees=[user(env)])  # 10:00-11:00
     starts = [s["start"][11:16] for s in
               ok(env, "calendar__find_free_slot", date=day, duration_minutes=60)["slots"]]
     assert starts == ["09:00", "11:00", "11:30", "12:00", "12:30"]
@@ -380,8 +380,8 @@ def test_find_free_slot_counts_invitations_and_rooms(env: Environment, ok) -> No
     assert starts[:3] == ["09:00", "09:30", "10:00"]  # a declined invitation does not block
 
     birch = rooms(ok, env)["Birch"]["id"]
-    danny = calendars(ok, env)["Danny Watson (work)"]["id"]
-    new_event(ok, env, calendar_id=danny, room_id=birch, start=at(env, 40, "09:00"),
+    other = calendars(ok, env)["Isaac Hoover (work)"]["id"]
+    new_event(ok, env, calendar_id=other, room_id=birch, start=at(env, 40, "09:00"),
               end=at(env, 40, "12:00"))
     with_room = ok(env, "calendar__find_free_slot", date=day, duration_minutes=60, room_id=birch)["slots"]
     assert with_room[0]["start"] == f"{day}T12:00:00"

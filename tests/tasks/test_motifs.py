@@ -77,7 +77,14 @@ def _assert_follows(ctx, walked: Walk) -> None:
     assert walked.complete() and walked.followed()[0] == walked.motif.name
 
 
-@pytest.mark.parametrize("name", sorted(MOTIFS))
+_NO_OPENING = pytest.mark.xfail(strict=True, reason=(
+    "sync-won-deal opens on a read of a company and an amount: on the embedded catalog only "
+    "compiled list tools asked with no filter, which answer with one record a request cannot "
+    "single out ('the lead in the Apideck lead system': refused since the clarity rules)"))
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_NO_OPENING) if n == "sync-won-deal"
+                                  else n for n in sorted(MOTIFS)])
 def test_each_motif_gives_walks_with_its_structure(name):
     ctx = context(0)
     walked = _walk_of(ctx, MOTIFS[name])

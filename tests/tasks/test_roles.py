@@ -49,15 +49,37 @@ def test_generated_writes_use_the_user_only_as_who_acts() -> None:
 
 def test_a_services_one_account_is_never_renamed_after_someone_else() -> None:
     from compoworld.catalog import load_service
-    from compoworld.tasks._roles import renames_owner
+    from compoworld.tasks._roles import renames_person
 
     env = Environment([load_service("mailscript")], seed=0)
     assert env.db("mailscript").count("user") == 1  # the caller's own account
     renamed = _changes(env, "mailscript__update_user", {"display_name": "Ada Byron"})
-    assert renamed and renames_owner(renamed, env)
+    assert renamed and renames_person(renamed, env)
     for task in generate_tasks(100, seed=0):
         assert "mailscript__update_user" not in {s.tool for s in task.plan
                                                  if "display_name" in s.arguments}, task.id
+
+
+def test_no_person_record_is_renamed_after_another_person() -> None:
+    """Any record's own person name (a support customer's last name), not only a service's one
+    account: changed from one name to another, it is refused; other fields, and a name a record
+    points to (an owner), may change."""
+    from compoworld.catalog import load_service
+    from compoworld.tasks._roles import renames_person
+
+    env = Environment([load_service("apideck_customer_support"), load_service("crm")], seed=0)
+    customer = env.db("apideck_customer_support").select("customer", limit=1)[0]
+    assert customer["last_name"]
+    other = next(p for p in env.pool.people if p.last_name != customer["last_name"])
+    renamed = _changes(env, "apideck_customer_support__update_customer",
+                       {"id": customer["id"], "last_name": other.last_name})
+    assert renamed and renames_person(renamed, env)
+    noted = _changes(env, "apideck_customer_support__update_customer",
+                     {"id": customer["id"], "notes": "Called back today"})
+    assert noted and not renames_person(noted, env)
+    deal = next(d for d in env.db("crm").select("deal") if d["stage"] not in ("won", "lost"))
+    reassigned = _changes(env, "crm__update_deal", {"deal_id": deal["id"], "owner": other.name})
+    assert reassigned and not renames_person(reassigned, env)
 
 
 def test_generated_tasks_have_no_role_leak_and_copy_no_value_into_three_services() -> None:

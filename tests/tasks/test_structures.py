@@ -168,7 +168,7 @@ def test_labels_of_the_new_structures_come_only_from_them(held: Task, traded: Ta
         assert ("batch-with-exceptions" in task.labels.capabilities) == ("exception" in kinds)
 
 
-NAMESAKE = (0, 10079)
+NAMESAKE = (0, 10030)
 """(seed, attempt) of a task whose world holds a namesake of the customer it is about."""
 
 

@@ -16,6 +16,7 @@ from compoworld.graph import extract_facts
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._model import Condition, Criterion, Step
+from compoworld.tasks._phrasing import bookkeeping
 
 _NUMBERS = frozenset({"Money", "Quantity", "Percent", "DurationMinutes"})
 _DATES = frozenset({"Date", "DateTime"})
@@ -66,8 +67,9 @@ def add_condition(plan: list[Step], env: Environment,
         for fact in extract_facts(env.tools[step.tool].output_schema, step.output, service):
             value = fact.value
             if (fact.list_path is not None or fact.key[0] != "type" or repr(value) in given
-                    or isinstance(value, bool) or "birth" in fact.path):
-                continue  # (a birthday is no business condition)
+                    or isinstance(value, bool) or "birth" in fact.path
+                    or bookkeeping(fact.path.rpartition(".")[2])):
+                continue  # (a birthday, when a record was updated: no business condition)
             if (fact.key[1] in _NUMBERS and isinstance(value, int | float) and value > 0) or (
                     fact.key[1] in _DATES and _day(value) is not None):
                 candidates.append((i, fact.path, value))

@@ -20,6 +20,7 @@ from compoworld.graph import Fact, Key, param_key, user_suppliable
 from compoworld.service import SEPARATOR, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._model import ArgSource, Selection
+from compoworld.tasks._motifs import operation
 from compoworld.tasks._roles import may_carry
 from compoworld.tasks._values import user_value
 
@@ -129,6 +130,15 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
     stated_values = [v for step in walk.steps for n, src in step.sources.items()
                      if src.kind == "user" for v in _items(step.arguments[n])]
     told = {repr(v) for v in stated_values}
+    # A typed value a read was given comes back in its answer (the company every contact of
+    # "the contacts at X" has): carried from there it reads "the company of the contacts at
+    # the company of ...". It is carried from where it was found first, or not at all. (A
+    # write's answer echoing its arguments is said by its origin: ``ValueWords.origin``.)
+    echoes = {(i, repr(v)) for i, step in enumerate(walk.steps)
+              if ctx.graph.nodes[step.tool].kind == "read"
+              for n, src in step.sources.items()
+              if src.kind != "user" and src.semantic not in (None, "id", "Ref")
+              for v in _items(step.arguments[n])}
     told_text = " ".join(str(v) for v in stated_values).casefold()
     # Identifying parameters first: a first or last name may then come from the same record
     # as an identifying one (the email), never on its own.
@@ -137,6 +147,7 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
         usable = [k for k in facts if (carries(key, cross=k.service != service) or (
                       key in _NAME_PARTS and anchor is not None and _record_of(k) == anchor))
                   and repr(k.fact.value) not in taken and repr(k.fact.value) not in told
+                  and (k.fact.key[0] != "type" or (k.step, repr(k.fact.value)) not in echoes)
                   and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)
                   and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))
                   and may_carry(ctx.work, walk.steps, (k.step, k.fact.path), k.fact.value,
@@ -184,12 +195,45 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
                    for n, s in sources.items())
     records = {(s.step, (s.path or "").rpartition(".")[0]) for s in sources.values()
                if s.kind == "step" and s.semantic in LINK_TYPES}
+    if operation(name, tool.kind, False) == "update" and _copies_own_field(
+            walk, tool, arguments, sources):
+        return None
     if tool.kind == "write" and records and (invented or len(records) > 1):
         # A person found earlier with an email, company or first name the user makes up — or
         # that another record holds — is two people (a name the user's own words already
         # show is theirs: not made up).
         return None
     return arguments, sources
+
+
+def _record_at(output: Any, path: str) -> Any:
+    for part in path.split(".") if path else ():
+        if isinstance(output, list) and part.isdigit() and int(part) < len(output):
+            output = output[int(part)]
+        elif isinstance(output, dict):
+            output = output.get(part)
+        else:
+            return None
+    return output
+
+
+def _copies_own_field(walk: Walk, tool: Tool, arguments: dict[str, Any],
+                      sources: dict[str, ArgSource]) -> bool:
+    """Whether a write sets a field of the record it targets to a value found in that same
+    field of that same record ("set the social link to the social link of the social link of
+    that lead"): no change a person asks for, and no words that say one."""
+    targets = {repr(arguments[p.name]) for p in tool.params if p.ref and p.name in sources}
+    for name, source in sources.items():
+        if source.kind != "step" or source.step is None or name not in arguments:
+            continue
+        parts = (source.path or "").split(".")
+        if name not in parts[:-1] and name != parts[-1]:
+            continue  # another field's value
+        record = _record_at(walk.steps[source.step].output,
+                            ".".join(parts[:parts.index(name)]))
+        if isinstance(record, dict) and any(repr(v) in targets for v in record.values()):
+            return True
+    return False
 
 
 def _items(value: Any) -> list[Any]:

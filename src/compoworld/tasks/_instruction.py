@@ -172,13 +172,17 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
             answer = answer.model_copy(update={"step": answer.step + 1})
     request = Request(steps, env, condition, rule=rule, unless=frozenset(unless))
     items, report = request.items(), request.report(answer)
-    said = " ".join([*items, report or ""]).casefold()
-    if any(value.casefold() not in said for value in _stated(steps)):
+    unsaid = _unsaid(steps, items, report)
+    if unsaid:
         # The user's own email ("my email address") stood for a record whose stated filter
-        # then goes unsaid: describe the record instead.
-        request = Request(steps, env, condition, mine=False, rule=rule,
-                          unless=frozenset(unless))
-        items, report = request.items(), request.report(answer)
+        # then goes unsaid: describe the record instead — only if that says it (a rule's
+        # email subject is said in the notes, never in the items: no reason to hide the user
+        # behind "the recipient of that message").
+        described = Request(steps, env, condition, mine=False, rule=rule,
+                            unless=frozenset(unless))
+        other = (described.items(), described.report(answer))
+        if _unsaid(steps, *other) < unsaid:
+            request, (items, report) = described, other
     opening = _opening(env, steps, rng, purpose, rule)
     checklist = len(items) >= 2 and rng.random() < CHECKLIST_SHARE
     closing = report or rng.choice((
@@ -229,6 +233,12 @@ def instruction(plan: list[Step], env: Environment, answer: Criterion | None,
     sentences.extend(notes)
     sentences.append(closing)
     return " ".join(sentences) + "\n\n" + sign
+
+
+def _unsaid(steps: Sequence[Step], items: list[str], report: str | None) -> set[str]:
+    """The values the user states in ``steps`` that the request's words do not say."""
+    said = " ".join([*items, report or ""]).casefold()
+    return {value for value in _stated(steps) if value.casefold() not in said}
 
 
 def _stated(steps: Sequence[Step]) -> list[str]:

@@ -291,6 +291,39 @@ _EVENTS = ((re.compile(r"^(?:created|added)(?:_(?:at|on|date))?$"), "was created
            (re.compile(r"^publish(?:ed)?(?:_(?:at|on|date))?$"), "was published"))
 
 
+_BOOKKEEPING = frozenset({"updated", "modified", "changed", "deleted", "removed", "archived",
+                          "synced", "indexed", "edited", "imported", "refreshed"})
+"""Words of a date field a system keeps for itself: when a record was last touched or deleted
+is nothing a person decides on ("if the deleted at of that applicant ...")."""
+
+
+def bookkeeping(field: str) -> bool:
+    """Whether a date field is a system's bookkeeping, not a business date: when a record was
+    updated, deleted, synced — or created, unless a person says it ("was created")."""
+    said = [w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", field) if w]
+    if _BOOKKEEPING & set(said):
+        return True
+    return bool({"created", "added", "inserted"} & set(said)) and not _EVENTS[0][0].match(field)
+
+
+def date_words(field: str) -> str:
+    """A date field as a noun: "last activity at" → "last activity date", "due" → "due date",
+    "close date" stays."""
+    label = words(field).removesuffix(" at").removesuffix(" on")
+    if not {"date", "time", "day", "deadline"} & set(label.split()):
+        label += " date"
+    return label
+
+
+def relative_to(relation: str, field: str, owner: str) -> str:
+    """A date said relative to a record's date: "the day before that message was sent", "two
+    days after the close date of that deal"."""
+    for pattern, verb in _EVENTS:
+        if pattern.match(field):
+            return f"{relation} {owner} {verb}"
+    return f"{relation} the {date_words(field)} of {owner}"
+
+
 def compare(field: str, op: str, threshold: Any, owner: str) -> str:
     """A condition on a found value: "that invoice was issued before 2025-09-07", "the
     amount of that invoice is more than 3600"."""
@@ -299,7 +332,7 @@ def compare(field: str, op: str, threshold: Any, owner: str) -> str:
         for pattern, verb in _EVENTS:
             if pattern.match(field):
                 return f"{owner} {verb} {when} {threshold}"
-        return f"the {words(field)} of {owner} is {when} {threshold}"
+        return f"the {date_words(field)} of {owner} is {when} {threshold}"
     more = "more than" if op == "gt" else "less than"
     return f"the {words(field)} of {owner} is {more} {threshold}"
 

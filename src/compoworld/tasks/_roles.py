@@ -66,19 +66,35 @@ _IDENTITY_TYPES = frozenset({"PersonName", "FirstName", "LastName", "Email", "Ph
                              "Username"})
 
 
-def renames_owner(changes: list[Change], initial: Environment) -> bool:
-    """Whether a step's changes rewrite who a service's one record is — its account or profile
-    (a table that holds a single record: the caller's own), given another person's name,
-    email or phone."""
+_NAME_TYPES = frozenset({"PersonName", "FirstName", "LastName"})
+_NAME_WORDS = frozenset({"name", "first", "last", "full", "display", "given", "family"})
+
+
+def _own_name(column: str) -> bool:
+    """Whether a name column is the record's own ("name", "first_name", "displayName"), not
+    whom the record points to ("owner_name", "assignee": reassigning is no renaming)."""
+    return set(_words(column)) <= _NAME_WORDS
+
+
+def renames_person(changes: list[Change], initial: Environment) -> bool:
+    """Whether a step's changes rewrite who a record is: a service's one record (its account
+    or profile: a table that holds a single record, the caller's own) given another name,
+    email or phone, or any record's own person name (a customer's, a contact's, a lead's last
+    name) changed from one name to another — a customer renamed after someone else is two
+    people in one record."""
     for (table, _), (before, after) in net_changes(changes).items():
         if before is None or after is None:
             continue
         service, entity = table.split(SEPARATOR, 1)
-        if service not in initial.services or initial.db(service).count(entity) != 1:
+        if service not in initial.services:
             continue
         columns = initial.services[service].tables[entity].columns
-        if any(c.semantic in _IDENTITY_TYPES and after.get(c.name) != before.get(c.name)
-               for c in columns):
+        if any(c.semantic in _NAME_TYPES and _own_name(c.name) and before.get(c.name)
+               and after.get(c.name) != before.get(c.name) for c in columns):
+            return True
+        if initial.db(service).count(entity) == 1 and any(
+                c.semantic in _IDENTITY_TYPES and after.get(c.name) != before.get(c.name)
+                for c in columns):
             return True
     return False
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._condition import _threshold, branch_matters, holds
 from compoworld.tasks._model import ArgSource, Condition, Criterion, Planted, Rule, Step
-from compoworld.tasks._phrasing import words
+from compoworld.tasks._phrasing import date_words, words
 from compoworld.tasks._stored import RULE_SERVICE, colleague, email, shift_sources
 
 
@@ -36,9 +36,9 @@ def add_threshold_rule(plan: list[Step], condition: Condition, env: Environment,
         return None
     author = colleague(env, rng)
     user = env.pool.user
-    label = words(_field(condition))
-    subject = f"Limit for {label}"
     dated = isinstance(condition.threshold, str)
+    label = date_words(_field(condition)) if dated else words(_field(condition))
+    subject = f"Limit for {label}"
     side = ("after" if condition.op == "gt" else "before") if dated else (
         "more than" if condition.op == "gt" else "less than")
     limit = f"the {label} is {side} {condition.threshold}"

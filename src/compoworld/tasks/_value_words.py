@@ -19,6 +19,7 @@ from compoworld.tasks._phrasing import (
     param_words,
     plural,
     relative_day,
+    relative_to,
     split_field,
     type_words,
     words,
@@ -28,6 +29,9 @@ from compoworld.tasks._temporal import relation
 from compoworld.tasks._vocabulary import BY, ORDINALS, last_field, own_words, pick_key
 
 _PARTY = ("Email", "PersonName", "Phone", "CompanyName")
+
+
+_PERSON_NAMES = frozenset({"PersonName", "FirstName", "LastName"})
 
 
 class ValueWords:
@@ -126,7 +130,7 @@ class ValueWords:
             on = source.path or ""
             holder = (names.record(source.step, path=on) if len(on.split(".")) < 3 else
                       names.record(source.step, source.selection, path=on))
-            return f"{relation(source.shift)} the {words(last_field(on))} of {holder}"
+            return relative_to(relation(source.shift), last_field(on), holder)
         if source.kind == "computed":
             first = (source.paths[0] if source.paths else "amount").split(".")
             field = words(first[-1])
@@ -164,8 +168,10 @@ class ValueWords:
             if typed == "CompanyName" and not names.company(source.step):
                 return f"the {own} of {holder}"
             return holder
-        if self.subject == holder_key:
-            return f"{'their' if role or names.person(source.step) else 'its'} {own}"
+        if self.subject == holder_key:  # a person's is "their", whatever their record is
+            person = role or names.person(source.step) or typed in _PERSON_NAMES or \
+                self.env.pool.person_with(value) is not None
+            return f"{'their' if person else 'its'} {own}"
         # "Setting the email address to the same email address" reads as no change: whose.
         if repeated and self.setting != own:
             return f"the same {own}"

@@ -1,4 +1,9 @@
-"""What the user states in a walk's calls, and how one item of a list answer is singled out."""
+"""What the user states in a walk's calls, and how one item of a list answer is singled out.
+
+A record taken from a list is said by what only it has: the filter the list was asked with
+("the contact with the email address "x"") or a ranking ("the most recent message"), never
+as a bare "the lead" — a reader cannot tell which of the leads is meant (:func:`singles_out`).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,11 @@ from typing import Any
 
 from faker import Faker
 
+from compoworld.graph import Fact, lists_records
 from compoworld.service import Param, Tool
 from compoworld.tasks._context import Context
-from compoworld.tasks._model import Selection
+from compoworld.tasks._model import ArgSource, Selection
+from compoworld.tasks._motifs import operation
 from compoworld.tasks._roles import entity_of, may_state
 from compoworld.types import get_type, text_role
 
@@ -97,6 +104,27 @@ def selections(output: Any, list_path: str) -> dict[int, list[Selection]]:
             if values.count(best) == 1:
                 out.setdefault(values.index(best), []).append(Selection(by=by, order=order))
     return out
+
+
+def unfiltered_list(name: str, tool: Tool, sources: dict[str, ArgSource]) -> bool:
+    """Whether read ``name`` lists records and nothing narrows it (no argument the user states
+    or an earlier step gives): the request can say which of its records it means only by a
+    ranking."""
+    return (tool.kind == "read" and not sources
+            and operation(name, "read", lists_records(tool.output_schema)) == "list")
+
+
+def singles_out(fact: Fact, selection: Selection | None, output: Any, unfiltered: bool) -> bool:
+    """Whether the request can say which record ``fact`` of an answer is about: any record of
+    a filtered list or of a get; of a list nothing narrows (``unfiltered``), only an item of
+    its list of records that a ranking (``selection``) singles out — not the one record
+    such a list answered with ("the lead in the CRM": one of many to the reader), nor the
+    lone item of a list of one without a ranking."""
+    if not unfiltered:
+        return True
+    listed = isinstance(output, list) or (isinstance(output, dict)
+                                          and isinstance(output.get("items"), list))
+    return listed and fact.list_path is not None and (fact.list_size > 1 or selection is not None)
 
 
 def _sortable(value: Any) -> bool:

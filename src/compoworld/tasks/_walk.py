@@ -37,8 +37,8 @@ from compoworld.tasks._motifs import (
     journal_operations,
     without_last,
 )
-from compoworld.tasks._roles import misuses_user, renames_owner
-from compoworld.tasks._values import selections
+from compoworld.tasks._roles import misuses_user, renames_person
+from compoworld.tasks._values import selections, singles_out, unfiltered_list
 from compoworld.tasks._write_purpose import purposeful
 
 
@@ -460,8 +460,8 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
             and not journal_operations(net_changes(changes)) & walk_.motif.all_stages[stage].ops):
         _rewind(ctx, walk_)  # its name said "create" but it updated (or the other way round)
         return refuse("no-op")
-    if changes and (misuses_user(changes, env.pool.user) or renames_owner(changes, ctx.initial)):
-        _rewind(ctx, walk_)  # the user made a customer, or their own account renamed
+    if changes and (misuses_user(changes, env.pool.user) or renames_person(changes, ctx.initial)):
+        _rewind(ctx, walk_)  # the user made a customer, or a person renamed after another
         return refuse("role")
     if changes and walk_.changes:
         earlier = [c for step_changes in walk_.changes for c in step_changes]
@@ -475,9 +475,11 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     walk_.changes.append(changes)
     lists: dict[str, dict[int, list[Selection]]] = {}
     chosen: dict[tuple[str, int], Selection | None] = {}  # one selection per item
+    unfiltered = unfiltered_list(name, tool, sources)  # its one item too needs a ranking
     for fact in extract_facts(tool.output_schema, envelope["data"], service):
         selection = None
-        if fact.list_size > 1 and fact.list_path is not None and fact.index is not None:
+        if (fact.list_size > 1 or unfiltered) and fact.list_path is not None and \
+                fact.index is not None:
             item = (fact.list_path, fact.index)
             if item not in chosen:
                 if fact.list_path not in lists:
@@ -485,6 +487,8 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
                 options = lists[fact.list_path].get(fact.index)
                 chosen[item] = rng.choice(options) if options else None
             selection = chosen[item]
+        if not singles_out(fact, selection, envelope["data"], unfiltered):
+            continue  # "the lead in the CRM": which one, the request cannot say
         known = Known(fact, index, service, selection)
         walk_.known.append(known)
         walk_.by_key.setdefault(fact.key, []).append(known)

@@ -128,7 +128,8 @@ class Pool:
         for _ in range(companies):
             built.append(self._company(fake, {c.domain for c in built}))
         self.companies: tuple[Company, ...] = tuple(built)
-        built_people = [self._person(fake, i) for i in range(people)]
+        employers = self._employers(people, companies)
+        built_people = [self._person(fake, i, employers[i]) for i in range(people)]
         if built_people:  # the user (the last person): a job that spans the services
             user = built_people[-1]
             built_people[-1] = dataclasses.replace(
@@ -213,9 +214,25 @@ class Pool:
             url=f"https://www.{domain}",
         )
 
-    def _person(self, fake: Faker, index: int) -> Person:
+    def _employers(self, people: int, companies: int) -> list[int]:
+        """Per person, the index of their company. Head-counts are drawn from the seed, not
+        fixed: the user's company has from 1/15 to 1/6 of the pool (8 to 20 of 120 people:
+        colleagues to sign a world's rules, ask and be asked, who vary from world to world),
+        the others share the rest at random, each weighted by a size of its own."""
+        if not people or not companies:
+            return [0] * people
+        rng = random.Random(derive_seed(self.seed, "head counts"))
+        home = (people - 1) % companies  # the user's company
+        others = [c for c in range(companies) if c != home]
+        staff = min(people - 1, rng.randint(max(2, people // 15), max(2, people // 6)))
+        weights = [rng.uniform(0.2, 2.0) for _ in others]
+        colleagues = set(rng.sample(range(people - 1), staff))
+        return [home if i == people - 1 or i in colleagues or not others
+                else rng.choices(others, weights)[0] for i in range(people)]
+
+    def _person(self, fake: Faker, index: int, employer: int) -> Person:
         first, last = fake.first_name(), fake.last_name()
-        company = self.companies[index % len(self.companies)]
+        company = self.companies[employer]
         return Person(
             first_name=first,
             last_name=last,
