@@ -116,7 +116,7 @@ def test_an_uncheckable_trap_is_said_so(many):
     # may hold one no read shows: the same task with its check taken away stands for it.
     checked = next(t for t in many if _checkable_idempotency(t))
     from compoworld.tasks import _trap_check
-    key = next(k for k in _trap_check._FOUND if k[0] == checked.id)
+    key = next(k for k in _trap_check._FOUND if k[0] == checked.id and k[2] == 0)
     task = checked.model_copy(update={"id": checked.id + "-unchecked"})
     _trap_check._FOUND[(task.id, task.seed, 0, key[3])] = None
     trajectory = _run(task)
