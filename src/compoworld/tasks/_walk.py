@@ -23,7 +23,7 @@ from faker import Faker
 
 from compoworld.catalog import load_service
 from compoworld.graph import Key, extract_facts
-from compoworld.service import SEPARATOR, Change
+from compoworld.service import SEPARATOR, Change, trial
 from compoworld.tasks._choices import admits, draw_target, spread, toward
 from compoworld.tasks._context import Context, linked
 from compoworld.tasks._diff import net_changes, undoes
@@ -445,29 +445,31 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     if stages is not None and stage is None:
         return refuse("stage")  # it fits no stage of the motif
     ctx.mount(service)  # the first time a walk calls its service
-    mark = len(env.changes() or ())
-    envelope = env.call(name, arguments)
-    if not envelope["success"]:
-        return refuse("call")
+    with trial(env) as attempt:  # a step refused once called is undone (a savepoint rollback)
+        mark = len(env.changes() or ())
+        envelope = env.call(name, arguments)
+        if not envelope["success"]:
+            attempt.keep()  # the failed call rolled back what it did itself
+            return refuse("call")
+        step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
+        changes = (env.changes() or [])[mark:]
+        if tool.kind == "write" and not net_changes(changes):
+            if not changes:
+                attempt.keep()  # it wrote nothing (else it rewrote records with their values)
+            return refuse("no-op")  # a write that changes nothing (an update with no new values)
+        if (tool.kind == "write" and stage is not None and walk_.motif is not None
+                and not journal_operations(net_changes(changes))
+                & walk_.motif.all_stages[stage].ops):
+            return refuse("no-op")  # its name said "create" but it updated (or the other way)
+        if changes and (misuses_user(changes, env.pool.user)
+                        or renames_owner(changes, ctx.initial)):
+            return refuse("role")  # the user made a customer, or their own account renamed
+        if changes and walk_.changes:
+            earlier = [c for step_changes in walk_.changes for c in step_changes]
+            if undoes(net_changes(earlier), net_changes(earlier + changes)):
+                return refuse("role")  # it undid an earlier step's change: it would not count
+        attempt.keep()
     index = len(walk_.steps)
-    step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
-    changes = (env.changes() or [])[mark:]
-    if tool.kind == "write" and not net_changes(changes):
-        if changes:  # it rewrote records with their own values: the state's version moved
-            _rewind(ctx, walk_)
-        return refuse("no-op")  # a write that changes nothing (an update with no new values)
-    if (tool.kind == "write" and stage is not None and walk_.motif is not None
-            and not journal_operations(net_changes(changes)) & walk_.motif.all_stages[stage].ops):
-        _rewind(ctx, walk_)  # its name said "create" but it updated (or the other way round)
-        return refuse("no-op")
-    if changes and (misuses_user(changes, env.pool.user) or renames_owner(changes, ctx.initial)):
-        _rewind(ctx, walk_)  # the user made a customer, or their own account renamed
-        return refuse("role")
-    if changes and walk_.changes:
-        earlier = [c for step_changes in walk_.changes for c in step_changes]
-        if undoes(net_changes(earlier), net_changes(earlier + changes)):
-            _rewind(ctx, walk_)  # it undid an earlier step's change: that step would not count
-            return refuse("role")
     walk_.steps.append(step)
     walk_.services.append(service)
     if stage is not None:
