@@ -63,21 +63,22 @@ class Trial:
         env._end_recall()
         if env._interrupted or not env._conn.in_transaction:
             return  # an interrupted operation or SQLite ended it: the next reset recovers
-        mounted = env.services is not self._services
-        if self._kept and not mounted:
+        journal, simulated, failures = self._marks
+        if env.services is not self._services:  # a service mounted in the trial (see the class)
+            del env._journal[journal:], env._simulated[simulated:], env.failures[failures:]
+            env._interrupted = True  # the next reset rebuilds the connection from the images
+            if kind is None:
+                raise RuntimeError("a service was mounted inside a trial: mount it before")
+            return
+        if self._kept:
             env._conn.execute("RELEASE trial")  # the trial's call savepoints merge into it
         else:
             env._conn.execute("ROLLBACK TO trial")
             env._conn.execute("RELEASE trial")
-            journal, simulated, failures = self._marks
             del env._journal[journal:], env._simulated[simulated:], env.failures[failures:]
         # The savepoint "call" opened before the trial (if any) still marks the state it did:
         # the next call reopens it unless nothing was written since (see Environment._open_call).
         env._call_savepoint = self._call
-        if mounted:
-            env._interrupted = True  # its tables are gone: rebuilt from the images on reset
-            if kind is None:
-                raise RuntimeError("a service was mounted inside a trial: mount it before")
 
 
 def trial(env: Environment) -> Trial:

@@ -179,12 +179,12 @@ class Context:
         its plan, and a tool touches its own service only) and an empty simulation cache: a
         replay recomputes every simulated answer, so it checks the world model's determinism
         too."""
+        self.scratch.reset()  # first: a service mounted then goes into its initial state at once
         for service in services:
             if service not in self.scratch.services:
                 self.mount(service)
                 self.scratch.mount(load_service(service),
                                    service_image(service, self.seed, self.initial.today))
-        self.scratch.reset()
         simulator = self.scratch.simulator
         if isinstance(simulator, OfflineSimulator):
             simulator.cache = SimulationCache()
