@@ -68,6 +68,9 @@ class Walk:
     stopped: str = ""
     """Why the walk took no more steps (a key of :data:`STOPS`; set by :func:`_extend`)."""
     refusals: dict[str, int] = field(default_factory=dict)
+    origins: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+    """Where the value a step found at a path was first found (``tasks._roles.found_in``, which
+    reads that step and earlier ones only): kept while the step is."""
     """At the last step the walk could not take: how many candidates each reason refused
     (keys of :data:`OUTCOMES`)."""
 
@@ -361,6 +364,7 @@ def _truncate(ctx: Context, walk_: Walk, keep: int) -> None:
     del walk_.steps[keep:], walk_.services[keep:], walk_.changes[keep:]
     del walk_.picks[keep:], walk_.stages[keep:]
     walk_.known = [k for k in walk_.known if k.step < keep]
+    walk_.origins = {found: origin for found, origin in walk_.origins.items() if found[0] < keep}
     walk_.by_key = {}
     for known in walk_.known:
         walk_.by_key.setdefault(known.fact.key, []).append(known)
