@@ -285,3 +285,24 @@ def test_reset_recovers_when_sqlite_ended_the_episode_itself() -> None:
     env._conn.execute("ROLLBACK")
     env.reset()  # with a service mounted during the episode, too
     assert "crm" in env.services and env.db("crm").select("deal", limit=1)
+
+
+def test_a_service_mounted_before_anything_is_done_is_initial_at_once() -> None:
+    contacts, mail = load_service("contacts"), load_service("mail")
+    image = Environment([mail], seed=0).image()
+    both = Environment([contacts, mail], seed=0)
+    ada = {"first_name": "Ada", "last_name": "Byron", "email": "ada@example.com"}
+    at_once = Environment([contacts], seed=0)
+    at_once.mount(mail, image)  # nothing done yet: into the initial state, no reset to settle
+    assert not at_once._pending and at_once.rows() == both.rows()
+    during = Environment([contacts], seed=0)
+    assert during.call("contacts__create_contact", ada)["success"]
+    during.mount(mail, image)  # mid-episode: the episode's work stays, a reset settles it
+    assert during._pending and len(during.rows()["contacts__contact"]) == len(
+        both.rows()["contacts__contact"]) + 1
+    for env in (at_once, during):
+        assert env.call("contacts__create_contact", {**ada, "email": "bob@example.com"})["success"]
+        assert env.call("mail__list_messages", {})["success"]
+        env.reset()
+        assert env.rows() == both.rows() and env.fork().rows() == both.rows()
+        assert env.image() == env.fork().image()

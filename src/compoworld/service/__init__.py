@@ -33,6 +33,7 @@ from compoworld.service._spec import (
     save_spec,
 )
 from compoworld.service._tool import Param, Tool, ToolKind
+from compoworld.service._trial import Trial, trial
 
 __all__ = [
     "SEPARATOR",
@@ -61,6 +62,7 @@ __all__ = [
     "ToolFailure",
     "ToolKind",
     "ToolSpec",
+    "Trial",
     "build_service",
     "check_service",
     "fail",
@@ -71,4 +73,5 @@ __all__ = [
     "sample_arguments",
     "save_spec",
     "seeding_version",
+    "trial",
 ]

@@ -106,9 +106,7 @@ class Environment:
 
     def image(self) -> bytes:
         """The initial state as SQLite bytes (what :meth:`assemble` and :meth:`mount` take)."""
-        if self._pending:
-            return self.fork()._image
-        return self._image
+        return self.fork()._image if self._pending else self._image
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -153,19 +151,27 @@ class Environment:
         after the mount.)
 
         This is how a world grows on demand: task generation mounts a service the first time
-        a walk reaches it, so it never pays for the services no walk reaches.
-        """
+        a walk reaches it, so it never pays for the services no walk reaches. (On an episode that
+        has done nothing, it goes into the initial state at once: no reset settles it.)"""
         self._recover()
         if service.name in self.services:
             return
         self._interrupted = True  # until the service is registered (see _recover)
-        fill(self._conn, service, image)  # inside the episode: a reset settles it (below)
+        # On the initial state, no call, plant or mount this episode: end it, and commit the fill.
+        fresh = self._call_savepoint is None and not self._journal and not self._pending
+        if initial := self._at_initial and fresh:
+            self._conn.execute("ROLLBACK")
+        fill(self._conn, service, image)  # else inside the episode: a reset settles it (below)
         self.services = {**self.services, service.name: service}  # forks share the old dicts
         self.tools = {**self.tools, **{qualified_name(service.name, t.name): t
                                        for t in service.tools.values()}}
         self._dbs[service.name] = Db(self._conn, service.name, service.tables, self.today,
                                      self._journal, self._recent)
-        self._pending = {**self._pending, service.name: image}  # last: what _recover trusts
+        if initial:
+            self._image = self._conn.serialize()  # last: what _recover trusts
+            self._begin_episode(at_initial=True)
+        else:
+            self._pending = {**self._pending, service.name: image}  # last: what _recover trusts
         self._interrupted = False
 
     def _settle(self) -> None:
@@ -182,17 +188,11 @@ class Environment:
         self._pending = {}
         self._begin_episode(at_initial=True)
 
-    # A lifecycle operation (mount, reset, settle, snapshot, restore) runs several statements
-    # that change the connection's transaction and schema, and Python may stop it between any
-    # two of them: a KeyboardInterrupt (Ctrl-C, or Ray cancelling a running task, which raises
-    # one in the worker's main thread), a MemoryError, an error out of SQLite. Left half-done,
-    # it leaves a connection no later operation can trust: no episode open, an image database
-    # still attached, tables of a service that is not registered, a service filled twice.
-    # So each sets ``_interrupted`` while it runs and clears it only when it is done, and the
-    # next mount, reset or fork rebuilds the connection from what is always consistent: the
-    # initial image and the images of the services mounted since (``_pending``, assigned last
-    # when a service is registered, emptied only after the image that holds them is kept).
-    # A tool call needs none of this: all it does is inside the episode, which reset rolls back.
+    # A lifecycle operation (mount, reset, settle, snapshot, restore) may be stopped between two
+    # statements (docs/runtime.md, "Interrupted operations"): it sets ``_interrupted`` while it
+    # runs, and the next mount, reset or fork rebuilds the connection from the initial image and
+    # the images of the services mounted since (``_pending``, assigned last when a service is
+    # registered, emptied only after the image that holds them is kept).
 
     def _recover(self) -> None:
         """If a lifecycle operation did not finish (or SQLite ended the episode's transaction

@@ -116,16 +116,20 @@ class Context:
                  for tools in ranked if i < len(tools)]
         return [name for *_, name in sorted(order, key=lambda o: o[:2])][:count]
 
-    def mount(self, service: str) -> None:
-        """Mount ``service`` in the initial and work environments (its seeded image; the first
-        time a walk reaches it), keeping what the work environment's episode did so far. The
-        scratch environment mounts only what the gates replay (:meth:`fresh_scratch`)."""
-        if service in self.work.services:
+    def mount(self, service: str, *, work: bool = True) -> None:
+        """Mount ``service`` in the initial and (``work``) the work environments (its seeded
+        image; the first time a walk reaches it), keeping what the work environment's episode
+        did so far. Reading the records a user could name needs the initial one only, and a
+        service mounted mid-episode costs the work environment most (its rows through Python,
+        then again at its next reset): so it waits until a walk calls the service. The scratch
+        environment mounts only what the gates replay (:meth:`fresh_scratch`)."""
+        envs = (self.initial, self.work) if work else (self.initial,)
+        if all(service in env.services for env in envs):
             return
         built = load_service(service)
         image = service_image(service, self.seed, self.initial.today)
-        for env in (self.initial, self.work):
-            env.mount(built, image)
+        for env in envs:
+            env.mount(built, image)  # (one already mounted does nothing)
 
     def next_tools(self, used: set[str]) -> set[str]:
         """The tools an answer of one of ``used`` can feed (a carrying key links them), found
@@ -137,7 +141,7 @@ class Context:
         """Values of ``semantic`` type the service holds initially: what a user could know."""
         key = (service, semantic)
         if key not in self._values:
-            self.mount(service)
+            self.mount(service, work=False)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -154,7 +158,7 @@ class Context:
         names an untyped identifier, e.g. a ``server_id``, with a value that exists)."""
         key = (service, "\x00" + name)
         if key not in self._values:
-            self.mount(service)
+            self.mount(service, work=False)
             db = self.initial.db(service)
             values: list[Any] = []
             for entity, table in self.initial.services[service].tables.items():
@@ -179,12 +183,12 @@ class Context:
         its plan, and a tool touches its own service only) and an empty simulation cache: a
         replay recomputes every simulated answer, so it checks the world model's determinism
         too."""
+        self.scratch.reset()  # first: a service mounted then goes into its initial state at once
         for service in services:
             if service not in self.scratch.services:
                 self.mount(service)
                 self.scratch.mount(load_service(service),
                                    service_image(service, self.seed, self.initial.today))
-        self.scratch.reset()
         simulator = self.scratch.simulator
         if isinstance(simulator, OfflineSimulator):
             simulator.cache = SimulationCache()

@@ -21,7 +21,7 @@ from compoworld.service import SEPARATOR, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._model import ArgSource, Selection
 from compoworld.tasks._motifs import operation
-from compoworld.tasks._roles import may_carry
+from compoworld.tasks._roles import found_in, may_carry
 from compoworld.tasks._values import user_value
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
                   and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))
                   and may_carry(ctx.work, walk.steps, (k.step, k.fact.path), k.fact.value,
                                 key[1] if key is not None and key[0] == "type" else None,
-                                name, param, tool)]
+                                name, param, tool, origin=_origin(walk, k))]
         if (filter_left and not param.required and strong(key) and stated(param)
                 and rng.random() < 0.6):
             value = user_value(ctx, service, param, tool, rng, fake)
@@ -234,6 +234,15 @@ def _copies_own_field(walk: Walk, tool: Tool, arguments: dict[str, Any],
         if isinstance(record, dict) and any(repr(v) in targets for v in record.values()):
             return True
     return False
+
+
+def _origin(walk: Walk, known: Known) -> tuple[str, str]:
+    """Where the value ``known`` holds was first found (:func:`found_in`, once per walk)."""
+    found = (known.step, known.fact.path)
+    origin = walk.origins.get(found)
+    if origin is None:
+        origin = walk.origins[found] = found_in(walk.steps, *found, known.fact.value)
+    return origin
 
 
 def _items(value: Any) -> list[Any]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from compoworld.service import SEPARATOR, Environment, Tool, sample_arguments
+from compoworld.service import SEPARATOR, Environment, Tool, sample_arguments, trial
 from compoworld.tasks._check import Call, _candidates, score
 from compoworld.tasks._decoys import decoy_plan
 from compoworld.tasks._diff import Net, kind_of, run_diff
@@ -217,10 +217,11 @@ def _effect(net: Net, rubric: list[Criterion]) -> list[tuple[Any, ...]]:
     return sorted(out, key=repr)
 
 
-def run_mutation(mutation: Mutation, env: Environment) -> list[Call]:
-    """Make the mutation's calls on ``env``; the ones that succeeded."""
+def run_mutation(mutation: Mutation, env: Environment, start: int = 0) -> list[Call]:
+    """Make the mutation's calls on ``env`` (from its ``start``-th on); the ones that
+    succeeded."""
     done = []
-    for name, arguments in mutation.calls:
+    for name, arguments in mutation.calls[start:]:
         if env.call(name, arguments)["success"]:
             done.append((name, arguments))
     return done
@@ -232,26 +233,50 @@ def wrong_mutations(plan: list[Step], rubric: list[Criterion], initial: Environm
                     ) -> Iterator[tuple[Mutation, Environment, list[Call]]]:
     """The mutations of ``plan`` that are wrong trajectories — their effect differs from the
     reference's, or their message states other values — each with the environment it left and
-    the calls that succeeded there. Lazily: ``scratch`` may give the same environment, reset,
-    each time, so an environment holds its mutation's state only until the next item."""
+    the calls that succeeded there. Lazily: an environment holds its mutation's state only
+    until the next item.
+
+    Each runs on one environment from ``scratch`` (in the initial state) inside a trial
+    (``compoworld.service.trial``) that the next item rolls back: first those that do not
+    begin with the plan's calls, each from the initial state; then those that do (the plan's
+    calls followed by more, or with another final message), each from one run of the plan's
+    calls — the state and the successful calls each would reach from the initial state, made
+    once. The items come in that order."""
     answers = [c for c in rubric if c.kind == "answer"]
     expected = _effect(run_diff(initial, reference), rubric)
     right = answer_message(answers)
     made = [*mutations(plan, initial, answers, rng),
             *naive_mutations(plan, scenario, scratch, right)]
-    for mutation in made:
-        env = scratch()
-        done = run_mutation(mutation, env)
-        if mutation.message == right and _effect(run_diff(initial, env), rubric) == expected:
-            continue  # it did what the reference did: no wrong trajectory
-        yield mutation, env, done
+    calls = tuple(_plan_calls(plan))
+    after_plan = [m for m in made if m.calls[:len(calls)] == calls]
+    apart = [m for m in made if m.calls[:len(calls)] != calls]
+    env = scratch()
+
+    def wrong(mutation: Mutation) -> bool:
+        return mutation.message != right or _effect(run_diff(initial, env), rubric) != expected
+
+    for mutation in apart:
+        with trial(env):
+            done = run_mutation(mutation, env)
+            if wrong(mutation):
+                yield mutation, env, done
+    if not after_plan:
+        return
+    with trial(env):
+        planned = run_mutation(Mutation("plan", calls, right), env)
+        for mutation in after_plan:
+            with trial(env):
+                done = planned + run_mutation(mutation, env, start=len(calls))
+                if wrong(mutation):
+                    yield mutation, env, done
 
 
 def passing_mutations(plan: list[Step], rubric: list[Criterion], initial: Environment,
                       scratch: Callable[[], Environment], reference: Environment,
                       rng: random.Random, scenario: Scenario | None = None) -> list[str]:
     """The kinds of the wrong mutations of ``plan`` (:func:`wrong_mutations`) that pass every
-    criterion of ``rubric``; a sound rubric: none."""
-    return [mutation.kind for mutation, env, done
-            in wrong_mutations(plan, rubric, initial, scratch, reference, rng, scenario)
-            if all(r.passed for r in score(rubric, initial, env, mutation.message, done))]
+    criterion of ``rubric``, in the order of :data:`MUTATION_KINDS`; a sound rubric: none."""
+    return sorted((mutation.kind for mutation, env, done
+                   in wrong_mutations(plan, rubric, initial, scratch, reference, rng, scenario)
+                   if all(r.passed for r in score(rubric, initial, env, mutation.message, done))),
+                  key=MUTATION_KINDS.index)

@@ -315,15 +315,16 @@ def copied_into(env: Environment, steps: Sequence[Step], value: Any) -> set[str]
 
 
 def may_carry(env: Environment, steps: Sequence[Step], found: tuple[int, str], value: Any,
-              semantic: str | None, target: str, param: Param, tool: Tool | None = None
-              ) -> bool:
+              semantic: str | None, target: str, param: Param, tool: Tool | None = None,
+              origin: tuple[str, str] | None = None) -> bool:
     """Whether the value an earlier step found (``found``: its step and path in that step's
     answer) may fill ``param`` of the tool ``target`` (``service__tool``): its role fits the
     parameter's (:func:`crosses_roles`), and it is not written into a third service
     (:data:`COPY_LIMIT`). The walk's one role check at link choice (``tasks._fill.fill_step``).
-    ``tool`` is ``target``'s (default: looked up in ``env``, where its service is mounted)."""
+    ``tool`` is ``target``'s (default: looked up in ``env``, where its service is mounted);
+    ``origin`` is :func:`found_in`'s answer for the value, where the caller keeps it."""
     tool = tool if tool is not None else env.tools[target]
-    source = found_in(steps, *found, value)
+    source = origin if origin is not None else found_in(steps, *found, value)
     if crosses_roles(env.pool, value, source, semantic,
                      (param.name, entity_of(tool.name))) is not None:
         return False

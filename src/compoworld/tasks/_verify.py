@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from compoworld.service import SEPARATOR, Environment
+from compoworld.service import SEPARATOR, Environment, trial
 from compoworld.tasks._check import score
 from compoworld.tasks._condition import branch_matters
 from compoworld.tasks._decoys import decoy_matters
@@ -115,11 +115,16 @@ def _checks(initial: Environment, scratch: Callable[[], Environment], plan: list
         by_step: dict[int, list[Criterion]] = {}
         for criterion in (c for c in rubric if c.kind == "state" and c.change != "absent"):
             by_step.setdefault(int(criterion.id.split("-", 1)[0][1:]), []).append(criterion)
+        # The plan without each step in turn, on one environment: the steps before it run
+        # once (kept), the ones after it in a trial rolled back for the next ablation.
+        ablated, done = scratch(), 0
         for step_index, criteria in sorted(by_step.items()):
-            ablated = scratch()
-            replay(ablated, plan, skip=step_index)
-            if any(r.passed for r in score(criteria, initial, ablated, message, calls)):
-                return False
+            replay(ablated, plan[done:step_index])
+            done = step_index
+            with trial(ablated):
+                replay(ablated, plan[step_index + 1:])
+                if any(r.passed for r in score(criteria, initial, ablated, message, calls)):
+                    return False
         return True
 
     described = [*plan, condition.then] if condition and not condition.holds else plan

@@ -23,7 +23,7 @@ from faker import Faker
 
 from compoworld.catalog import load_service
 from compoworld.graph import Key, extract_facts
-from compoworld.service import SEPARATOR, Change
+from compoworld.service import SEPARATOR, Change, trial
 from compoworld.tasks._choices import admits, draw_target, spread, toward
 from compoworld.tasks._context import Context, linked
 from compoworld.tasks._diff import net_changes, undoes
@@ -68,6 +68,9 @@ class Walk:
     stopped: str = ""
     """Why the walk took no more steps (a key of :data:`STOPS`; set by :func:`_extend`)."""
     refusals: dict[str, int] = field(default_factory=dict)
+    origins: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
+    """Where the value a step found at a path was first found (``tasks._roles.found_in``, which
+    reads that step and earlier ones only): kept while the step is."""
     """At the last step the walk could not take: how many candidates each reason refused
     (keys of :data:`OUTCOMES`)."""
 
@@ -361,6 +364,7 @@ def _truncate(ctx: Context, walk_: Walk, keep: int) -> None:
     del walk_.steps[keep:], walk_.services[keep:], walk_.changes[keep:]
     del walk_.picks[keep:], walk_.stages[keep:]
     walk_.known = [k for k in walk_.known if k.step < keep]
+    walk_.origins = {found: origin for found, origin in walk_.origins.items() if found[0] < keep}
     walk_.by_key = {}
     for known in walk_.known:
         walk_.by_key.setdefault(known.fact.key, []).append(known)
@@ -445,29 +449,31 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     if stages is not None and stage is None:
         return refuse("stage")  # it fits no stage of the motif
     ctx.mount(service)  # the first time a walk calls its service
-    mark = len(env.changes() or ())
-    envelope = env.call(name, arguments)
-    if not envelope["success"]:
-        return refuse("call")
+    with trial(env) as attempt:  # a step refused once called is undone (a savepoint rollback)
+        mark = len(env.changes() or ())
+        envelope = env.call(name, arguments)
+        if not envelope["success"]:
+            attempt.keep()  # the failed call rolled back what it did itself
+            return refuse("call")
+        step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
+        changes = (env.changes() or [])[mark:]
+        if tool.kind == "write" and not net_changes(changes):
+            if not changes:
+                attempt.keep()  # it wrote nothing (else it rewrote records with their values)
+            return refuse("no-op")  # a write that changes nothing (an update with no new values)
+        if (tool.kind == "write" and stage is not None and walk_.motif is not None
+                and not journal_operations(net_changes(changes))
+                & walk_.motif.all_stages[stage].ops):
+            return refuse("no-op")  # its name said "create" but it updated (or the other way)
+        if changes and (misuses_user(changes, env.pool.user)
+                        or renames_person(changes, ctx.initial)):
+            return refuse("role")  # the user made a customer, or a person renamed after another
+        if changes and walk_.changes:
+            earlier = [c for step_changes in walk_.changes for c in step_changes]
+            if undoes(net_changes(earlier), net_changes(earlier + changes)):
+                return refuse("role")  # it undid an earlier step's change: it would not count
+        attempt.keep()
     index = len(walk_.steps)
-    step = Step(tool=name, arguments=arguments, sources=sources, output=envelope["data"])
-    changes = (env.changes() or [])[mark:]
-    if tool.kind == "write" and not net_changes(changes):
-        if changes:  # it rewrote records with their own values: the state's version moved
-            _rewind(ctx, walk_)
-        return refuse("no-op")  # a write that changes nothing (an update with no new values)
-    if (tool.kind == "write" and stage is not None and walk_.motif is not None
-            and not journal_operations(net_changes(changes)) & walk_.motif.all_stages[stage].ops):
-        _rewind(ctx, walk_)  # its name said "create" but it updated (or the other way round)
-        return refuse("no-op")
-    if changes and (misuses_user(changes, env.pool.user) or renames_person(changes, ctx.initial)):
-        _rewind(ctx, walk_)  # the user made a customer, or a person renamed after another
-        return refuse("role")
-    if changes and walk_.changes:
-        earlier = [c for step_changes in walk_.changes for c in step_changes]
-        if undoes(net_changes(earlier), net_changes(earlier + changes)):
-            _rewind(ctx, walk_)  # it undid an earlier step's change: that step would not count
-            return refuse("role")
     walk_.steps.append(step)
     walk_.services.append(service)
     if stage is not None:
