@@ -163,12 +163,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.tasks:
         stats = GenerationStats()
         involved: set[str] = set()
-        started_at = time.perf_counter()
+        started_at, started_cpu = time.perf_counter(), time.process_time()
         for task in generate_tasks(args.tasks, args.seed, settings, stats=stats):
             involved.update(task.involved)
+        tasks_cpu = time.process_time() - started_cpu
         figures.update({"tasks": stats.kept, "task_attempts": stats.attempts,
+                        "yield": round(stats.yield_rate, 3),
+                        "rejected": dict(stats.rejected.most_common()),
                         "coverage_tasks": round(len(involved & linked) / max(len(linked), 1), 3),
-                        "tasks_s": round(time.perf_counter() - started_at, 1)})
+                        "tasks_s": round(time.perf_counter() - started_at, 1),
+                        "tasks_cpu_s": round(tasks_cpu, 1),
+                        "tasks_per_cpu_s": round(stats.kept / max(tasks_cpu, 1e-9), 2)})
     figures.update({"target": TARGET, "load_average": [round(x, 2) for x in os.getloadavg()]})
     if args.json:
         print(json.dumps(figures))
