@@ -1,63 +1,30 @@
-"""A world walks a share of a large catalog: a linked neighbourhood drawn with its seed, every
-step of its walks among its services, and the embedded catalog walked whole."""
+"""A world walks a share of a large catalog: its services drawn with its seed, every step of
+its walks among them, and the embedded catalog walked whole."""
 
 import random
 from collections import Counter
 
 from faker import Faker
 
-from compoworld.catalog import load_services, service_names
-from compoworld.graph import build_graph
+from compoworld.catalog import service_names
 from compoworld.service import SEPARATOR
 from compoworld.tasks import _context
-from compoworld.tasks._context import LINK_TYPES, WORLD_SERVICES, world_context, world_services
-from compoworld.tasks._neighbourhood import neighbourhood, service_links
+from compoworld.tasks._context import WORLD_SERVICES, world_context, world_services
 from compoworld.tasks._walk import walk
 from compoworld.types import derive_seed
 
-# Two components: a hub joined to a ring of twelve services, and a pair.
-_LINKS = {"hub": {f"s{i:02d}": 2 for i in range(12)},
-          **{f"s{i:02d}": {"hub": 2, f"s{(i + 1) % 12:02d}": 1, f"s{(i - 1) % 12:02d}": 1}
-             for i in range(12)},
-          "p": {"q": 1}, "q": {"p": 1}}
 
-
-def test_a_neighbourhood_grows_along_links_from_its_centre():
-    for seed in range(40):
-        drawn = neighbourhood(_LINKS, 6, random.Random(seed))
-        assert len(drawn) == 6 and drawn == sorted(drawn) and set(drawn) <= set(_LINKS)
-        joined = [n for n in drawn if any(o in drawn for o in _LINKS[n])]
-        assert len(joined) == 6  # one component: each drawn service links to another drawn
-    assert neighbourhood(_LINKS, 6, random.Random(3)) == neighbourhood(_LINKS, 6, random.Random(3))
-    # A component used up, the next centre is drawn among the rest: all of it, at the end.
-    assert neighbourhood(_LINKS, len(_LINKS), random.Random(0)) == sorted(_LINKS)
-    counts = Counter(n for seed in range(400) for n in neighbourhood(_LINKS, 6, random.Random(seed)))
-    assert counts["hub"] > max(counts[f"s{i:02d}"] for i in range(12))  # linked to the most
-    assert counts["p"] > 0 and counts["q"] > 0  # a small component is some world's centre
-
-
-def test_service_links_join_a_maker_and_a_taker_of_a_link_type():
-    services = load_services(["contacts", "mail", "calendar", "crm"])
-    links = service_links(build_graph(services), LINK_TYPES)
-    assert set(links) <= {"contacts", "mail", "calendar", "crm"}
-    assert all(links[b][a] == count for a, joined in links.items() for b, count in joined.items())
-    assert links["contacts"]["mail"] >= 1  # a contact's email is what a message is sent to
-    assert not service_links(build_graph(services), frozenset())
-
-
-def test_a_large_catalog_is_drawn_as_linked_neighbourhoods_and_whole_over_worlds(monkeypatch):
-    monkeypatch.setattr(_context, "WORLD_SERVICES", 16)
-    names = tuple(service_names())
-    links = service_links(_context.context(0).graph, LINK_TYPES)
-    drawn = [world_services(seed) for seed in range(40)]
-    assert all(d is not None and len(d) == 16 and list(d) == sorted(d) and set(d) <= set(links)
-               for d in drawn)  # never a service no task can cross into or out of
-    assert world_services(7) == drawn[7] == world_services(7, names)  # the seed alone decides
-    assert len(set(drawn)) == 40
-    for world in drawn:
-        assert world is not None
-        assert sum(any(o in world for o in links[n]) for n in world) >= 15  # grown along links
-    assert set(Counter(n for d in drawn for n in d or ())) == set(links)  # every one, over worlds
+def test_a_large_catalog_is_drawn_a_share_per_world_and_whole_over_worlds():
+    names = tuple(f"svc{i:03d}" for i in range(3 * WORLD_SERVICES))
+    drawn = [world_services(seed, names) for seed in range(60)]
+    assert all(d is not None and len(d) == WORLD_SERVICES and list(d) == sorted(d)
+               and set(d) <= set(names) for d in drawn)
+    assert world_services(7, names) == drawn[7]  # the world's seed alone decides
+    assert len({d for d in drawn}) == 60
+    counts = Counter(n for d in drawn for n in d or ())
+    assert set(counts) == set(names)  # over worlds, every service is some world's
+    expected = 60 * WORLD_SERVICES / len(names)
+    assert min(counts.values()) > 0.4 * expected and max(counts.values()) < 1.8 * expected
 
 
 def test_the_embedded_catalog_is_one_world():

@@ -26,7 +26,6 @@ from compoworld.errors import UserError
 from compoworld.graph import DependencyGraph, Key, indexed_graph, statable
 from compoworld.service import Environment
 from compoworld.simulate import OfflineSimulator, SimulationCache
-from compoworld.tasks._neighbourhood import Links, neighbourhood, service_links
 from compoworld.types import derive_seed
 from compoworld.world import service_image
 
@@ -336,21 +335,18 @@ def context(seed: int, services: tuple[str, ...] | None = None) -> Context:
 WORLD_SERVICES = 96
 """The most catalog services one world walks over (:func:`world_services`); more than the
 embedded catalog (44), so its worlds walk it whole. A trade of cost against yield, measured on
-a 274-service build with services drawn uniformly (64 attempts each, CPU time): 48 services a
-world, 201 ms an attempt and 25% yield; 96, 253 ms and 44%; 144, 465 ms and 61%; the whole
-catalog, 825 ms and 72%. Drawn as a linked neighbourhood instead (:mod:`tasks._neighbourhood`),
-see docs/catalog.md for the figures."""
+a 274-service build (64 attempts each, CPU time): 48 services a world, 201 ms an attempt and
+25% yield (random services link less than the curated default); 96, 253 ms and 44%; 144,
+465 ms and 61%; the whole catalog, 825 ms and 72% — most tasks per CPU-second at 96."""
 
 
 def world_services(seed: int, services: tuple[str, ...] | None = None
                    ) -> tuple[str, ...] | None:
     """The services the world of ``seed`` walks over: all of ``services`` (default: the
     catalog) where they are :data:`WORLD_SERVICES` or fewer, else that many of them drawn
-    with the world's seed as a linked neighbourhood (:func:`compoworld.tasks._neighbourhood.
-    neighbourhood`: services that share identifying values with one another, grown from a
-    centre drawn uniformly; sorted). A world's attempts start, step and aim within it, so a
+    with the world's seed (sorted). A world's attempts start, step and aim within it, so a
     world seeds only services among its own — what it costs does not grow with the catalog —
-    while over many worlds every linked service is some world's. (A task's world is still its
+    while over many worlds every service is drawn alike. (A task's world is still its
     involved services and distractors: ``tasks.build_world``.)
 
     Example:
@@ -360,20 +356,9 @@ def world_services(seed: int, services: tuple[str, ...] | None = None
     pool = services if services is not None else tuple(service_names())
     if len(pool) <= WORLD_SERVICES:
         return services
-    return _drawn(seed, pool, WORLD_SERVICES)
-
-
-@lru_cache(maxsize=8)
-def _drawn(seed: int, pool: tuple[str, ...], size: int) -> tuple[str, ...]:
-    """:func:`world_services` of a pool larger than ``size`` (asked at every attempt: kept)."""
-    rng = random.Random(derive_seed(seed, "world-services"))
-    return tuple(neighbourhood(_links(pool), size, rng))
-
-
-@lru_cache(maxsize=4)
-def _links(pool: tuple[str, ...]) -> Links:
-    """The link-type links between the services of ``pool`` (from its graph's index)."""
-    return service_links(_catalog(pool).graph, LINK_TYPES)
+    drawn = random.Random(derive_seed(seed, "world-services")).sample(sorted(pool),
+                                                                     WORLD_SERVICES)
+    return tuple(sorted(drawn))
 
 
 def world_context(seed: int, services: tuple[str, ...] | None = None) -> Context:
@@ -383,10 +368,6 @@ def world_context(seed: int, services: tuple[str, ...] | None = None) -> Context
 
 
 def warm(services: tuple[str, ...] | None = None) -> None:
-    """Load the graph and the walk's indexes now, and the links worlds are drawn along where
-    the catalog is larger than a world (before starting worker processes that inherit
-    them)."""
-    pool = services if services is not None else tuple(service_names())
-    _catalog(pool)
-    if len(pool) > WORLD_SERVICES:
-        _links(pool)
+    """Load the graph and the walk's indexes now (before starting worker processes that
+    inherit them)."""
+    _catalog(services if services is not None else tuple(service_names()))
