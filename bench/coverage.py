@@ -12,14 +12,18 @@ cheapest to the one a user gets:
   derivation), without the pruning, scenario and gates that follow;
 * ``plans``: the services of those walks' plans once unused reads are pruned (``_plan``);
 * ``tasks`` (with ``--tasks N``): the involved services of N verified tasks (``generate_tasks``,
-  every gate) — costly on a full catalog (~2 tasks/s there), so a smaller N is usual.
+  every gate) — costly on a full catalog (~3.5 tasks per CPU-second there), so a smaller N
+  is usual; with them the yield, the rejections per gate, CPU seconds and tasks per
+  CPU-second (``--attempts 0 --tasks N`` measures generation alone).
 
 Per attempt, also the cause (``causes``, :func:`cause`): why the service the walk aimed at
 (``tasks._choices.draw_target``) did or did not end up in the plan, from what became of each
 start the walk considered (``walk(trace=...)``, which changes no draw).
 
 Each coverage is the share of linked services that appear at least once. Also printed: how
-many linked services have a start, how many the walks' starts came from, the services walked
+many linked services have a start, how many a walk can reach at all (``linked_reachable``:
+from a start through carrying links, ``tasks._choices.reachable`` on the whole catalog — the
+ceiling of every coverage), how many the walks' starts came from, the services walked
 most often (the largest share of walks one service is in), and CPU seconds beside the wall
 time with the load average. A measurement, not a test: exit 0 whatever the figures, with the
 target (0.70 over 10,000 tasks, issue 17) beside them.
@@ -40,7 +44,7 @@ from faker import Faker
 from _linked import linked_services
 from compoworld.service import SEPARATOR
 from compoworld.tasks import GenerationSettings, GenerationStats, generate_tasks
-from compoworld.tasks._choices import draw_target
+from compoworld.tasks._choices import draw_target, reachable
 from compoworld.tasks._context import Context, context, world_context
 from compoworld.tasks._generate import _plan, world_seed
 from compoworld.tasks._walk import walk
@@ -136,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     linked = linked_services()
     ctx = context(0)
     with_start = {ctx.graph.nodes[s].service for s in ctx.starts} & linked
+    can_reach = set(reachable(ctx)) & linked  # a walk can reach them at all: the ceiling
     ready_s, ready_cpu = time.perf_counter() - wall, time.process_time() - cpu
     found = walk_coverage(args.attempts, args.seed, settings)
     walked, planned, started = found["walked"], found["planned"], found["started"]
@@ -151,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, object] = {
         "services": len({n.service for n in ctx.graph.nodes.values()}),
         "linked_services": len(linked), "linked_with_a_start": len(with_start),
+        "linked_reachable": len(can_reach),
         "attempts": args.attempts, "walks": found["walks"],
         "coverage_walks": share(walked), "coverage_plans": share(planned),
         "started_from": len(set(started) & linked),
@@ -163,12 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.tasks:
         stats = GenerationStats()
         involved: set[str] = set()
-        started_at = time.perf_counter()
+        started_at, started_cpu = time.perf_counter(), time.process_time()
         for task in generate_tasks(args.tasks, args.seed, settings, stats=stats):
             involved.update(task.involved)
+        tasks_cpu = time.process_time() - started_cpu
         figures.update({"tasks": stats.kept, "task_attempts": stats.attempts,
+                        "yield": round(stats.yield_rate, 3),
+                        "rejected": dict(stats.rejected.most_common()),
                         "coverage_tasks": round(len(involved & linked) / max(len(linked), 1), 3),
-                        "tasks_s": round(time.perf_counter() - started_at, 1)})
+                        "tasks_s": round(time.perf_counter() - started_at, 1),
+                        "tasks_cpu_s": round(tasks_cpu, 1),
+                        "tasks_per_cpu_s": round(stats.kept / max(tasks_cpu, 1e-9), 2)})
     figures.update({"target": TARGET, "load_average": [round(x, 2) for x in os.getloadavg()]})
     if args.json:
         print(json.dumps(figures))
