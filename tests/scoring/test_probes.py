@@ -20,14 +20,24 @@ def probe_tasks():
     return tasks, answer_variants([*tasks, *generate_tasks(20, seed=6)])
 
 
+MEAN_OVER = 3
+"""The fewest tasks a probe's mean CFR is held to half the oracle's over. On one task the "mean"
+is that task's reward, and a wrong trajectory that does the whole plan plus one extra write
+fails only ``no_collateral``: in a group with the oracle, CFR gives it k·0.1 / (k·0.1 + 0.5)
+with k criteria passed, above half from k = 6 on (a seven-criterion answer variant: 0.545).
+Over many tasks those probes stay under half (``bench/probes.py --tasks 80``: twin-write 0.43
+over 46 tasks, 0.39 over 13 answer variants)."""
+
+
 def _check(figures: list[AgentFigures]) -> None:
     oracle, *probes = figures
     assert oracle.agent == "oracle" and oracle.full_completion == 1.0
     assert [p.agent for p in probes] == [f"probe-{p.kind}" for p in PROBES]
     for probe in probes:
         assert probe.completed == [], f"{probe.agent} completed {probe.completed}"
-        assert probe.mean_cfr <= 0.5 * probe.oracle_cfr, probe
         assert probe.max_reward < 1.0
+        if probe.tasks >= MEAN_OVER:
+            assert probe.mean_cfr <= 0.5 * probe.oracle_cfr, probe
 
 
 @pytest.mark.slow
