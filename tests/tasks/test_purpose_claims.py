@@ -67,10 +67,13 @@ def test_a_write_that_copies_a_deleted_record_is_refused_a_copy_then_a_delete_is
     assert removed_records(env, [contacts, delete]) == {("contact", first["id"])}
     copy = {"name": _found(0, "items.0.name", "PersonName"),
             "email": _found(0, "items.0.email", "Email")}
-    assert copies_removed(env, [contacts, delete], copy)  # "delete the contact, then add it"
-    assert not copies_removed(env, [contacts], copy)  # a move: copied first, deleted after
+    create = env.tools["helpdesk__create_customer"]
+    assert copies_removed(env, [contacts, delete], create, copy)  # "delete the contact, add it"
+    assert not copies_removed(env, [contacts], create, copy)  # a move: copied, then deleted
     other = {"email": _found(0, "items.1.email", "Email")}  # another contact's: no contradiction
-    assert not copies_removed(env, [contacts, delete], other)
+    assert not copies_removed(env, [contacts, delete], create, other)
+    told = {"to": _found(0, "items.0.email", "Email")}  # telling them their record is closed
+    assert not copies_removed(env, [contacts, delete], env.tools["mail__send_message"], told)
     customer = _step("helpdesk__create_customer", **copy)
     assert not holds("removes", [contacts, delete, customer], env)
     assert holds("removes", [contacts, customer, delete], env)
@@ -103,8 +106,8 @@ def test_no_generated_plan_copies_a_record_it_deleted_nor_carries_an_unnamed_per
     for task in tasks:
         env = build_world(task).env
         for i, step in enumerate(task.plan):
-            if env.tools[step.tool].kind == "write":
-                assert not copies_removed(env, task.plan[:i], step.sources), task.instruction
+            assert not copies_removed(env, task.plan[:i], env.tools[step.tool], step.sources), \
+                task.instruction
             for src in step.sources.values():
                 if src.kind in ("step", "rule") and src.semantic in PERSON_TYPES:
                     found = task.plan[src.step]

@@ -59,7 +59,7 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
                 at = other + count - 1 if other > index else other  # past the first's copies
                 wider = _fanned(made, env, at, source, count)
                 made = wider if wider is not None else made
-        if not any(env.tools[s.tool].kind == "write" and copies_removed(env, made[:i], s.sources)
+        if not any(copies_removed(env, made[:i], env.tools[s.tool], s.sources)
                    for i, s in enumerate(made)):
             return made  # no item deleted that a later write copies (tasks._removed)
     return None

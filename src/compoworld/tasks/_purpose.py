@@ -169,8 +169,8 @@ def holds(claim: Claim, plan: list[Step], env: Environment) -> bool:
         return bool(plan) and any(_service(s) != _service(plan[0]) for s in writes)
     if claim in ("creates", "updates", "removes"):
         op = {"creates": "create", "updates": "update", "removes": "delete"}[claim]
-        if claim == "removes" and any(copies_removed(env, plan[:i], s.sources)
-                                      for i, s in enumerate(plan) if s in writes):
+        if claim == "removes" and any(copies_removed(env, plan[:i], env.tools[s.tool], s.sources)
+                                      for i, s in enumerate(plan)):
             return False
         return any(_operation(env, s) == op for s in writes)
     if claim == "to-owner":

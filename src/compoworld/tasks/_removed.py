@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from compoworld.service import Environment
+from compoworld.service import Environment, Tool
 from compoworld.tasks._model import ArgSource, Step
 from compoworld.tasks._motifs import operation
-from compoworld.tasks._phrasing import singular, verb_and_noun
+from compoworld.tasks._phrasing import family, singular, verb_and_noun
 from compoworld.tasks._roles import _words
 
 
@@ -44,13 +44,15 @@ def removed_records(env: Environment, steps: Sequence[Step]) -> set[tuple[str, s
     return gone
 
 
-def copies_removed(env: Environment, steps: Sequence[Step],
+def copies_removed(env: Environment, steps: Sequence[Step], write: Tool,
                    sources: Mapping[str, ArgSource]) -> bool:
-    """Whether a write given ``sources`` (after ``steps``) copies a value of a record one of
-    ``steps`` removed: a source's path lies in a record of its step's answer whose own id
-    (``id``, or ``<entity>_id``) is that of a removed record."""
+    """Whether a write of ``write`` given ``sources`` (after ``steps``) copies a value of
+    a record one of ``steps`` removed: a source's path lies in a record of its step's answer
+    whose own id (``id``, or ``<entity>_id``) is that of a removed record. A send copies
+    nothing (telling the person whose record was closed is the clean-up's last step, as
+    ``_roles.copied_into`` counts no message as a copy)."""
     gone = removed_records(env, steps)
-    if not gone:
+    if not gone or write.kind != "write" or family(write.name, write.kind) == "send":
         return False
     for source in sources.values():
         if source.kind not in ("step", "rule") or source.step is None or not source.path:

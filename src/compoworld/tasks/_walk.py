@@ -445,7 +445,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     if need_source and all(s.kind == "user" for s in sources.values()):
         return refuse("stage")  # every step after the first depends on an earlier answer
     if tool.kind == "write" and (not purposeful(tool, definition.domain, arguments, sources)
-                                 or copies_removed(env, walk_.steps, sources)):
+                                 or copies_removed(env, walk_.steps, tool, sources)):
         return refuse("purpose")  # nothing the request could say it is for, or a deleted record's
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
