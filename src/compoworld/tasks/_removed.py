@@ -46,24 +46,29 @@ def removed_records(env: Environment, steps: Sequence[Step]) -> set[tuple[str, s
 
 def copies_removed(env: Environment, steps: Sequence[Step], write: Tool,
                    sources: Mapping[str, ArgSource]) -> bool:
-    """Whether a write of ``write`` given ``sources`` (after ``steps``) copies a value of
-    a record one of ``steps`` removed: a source's path lies in a record of its step's answer
-    whose own id (``id``, or ``<entity>_id``) is that of a removed record. A send copies
-    nothing (telling the person whose record was closed is the clean-up's last step, as
-    ``_roles.copied_into`` counts no message as a copy)."""
-    gone = removed_records(env, steps)
-    if not gone or write.kind != "write" or family(write.name, write.kind) == "send":
+    """Whether a write of ``write`` given ``sources`` (after ``steps``) copies a value of a
+    record one of ``steps`` removed (:func:`in_removed`). A send copies nothing (telling the
+    person whose record was closed is the clean-up's last step, as ``_roles.copied_into``
+    counts no message as a copy)."""
+    if write.kind != "write" or family(write.name, write.kind) == "send":
         return False
-    for source in sources.values():
-        if source.kind not in ("step", "rule") or source.step is None or not source.path:
-            continue
-        if source.step >= len(steps):
-            continue
-        for record in _records_on(steps[source.step].output, source.path):
-            if any(_own_id(key, entity) and record.get(key) == value
-                   for entity, value in gone for key in record):
-                return True
-    return False
+    gone = removed_records(env, steps)
+    return bool(gone) and any(
+        source.kind in ("step", "rule") and source.step is not None and bool(source.path)
+        and in_removed(steps, gone, source.step, source.path or "")
+        for source in sources.values())
+
+
+def in_removed(steps: Sequence[Step], gone: set[tuple[str, str]], step: int, path: str) -> bool:
+    """Whether the value at ``path`` of step ``step``'s answer lies in a record of ``gone``
+    (:func:`removed_records`): a record on its path whose own id (``id``, or
+    ``<entity>_id``) is a removed record's. What ``tasks._fill`` leaves out of a write's
+    choices, so that another found value may fill it."""
+    if step >= len(steps):
+        return False
+    return any(_own_id(key, entity) and record.get(key) == value
+               for record in _records_on(steps[step].output, path)
+               for entity, value in gone for key in record)
 
 
 def _own_id(key: str, entity: str) -> bool:
