@@ -113,3 +113,12 @@ def test_no_generated_plan_copies_a_record_it_deleted_nor_carries_an_unnamed_per
                     found = task.plan[src.step]
                     assert not unidentified_record(found.tool, env.tools[found.tool],
                                                    found.sources), task.instruction
+
+
+def test_handing_to_an_owner_gives_them_the_work_not_an_authors_field(env) -> None:
+    tickets = _step("helpdesk__list_tickets", {}, env.call("helpdesk__list_tickets", {})["data"])
+    owner = _found(0, "items.0.assignee_email", "Email")
+    assert holds("to-owner", [tickets, _step("tasks__create_task", assignee_email=owner)], env)
+    assert holds("to-owner", [tickets, _step("mail__send_message", to=owner)], env)
+    commented = _step("tasks__add_comment", author_email=owner)  # written as them: given nothing
+    assert not holds("to-owner", [tickets, commented], env)

@@ -7,8 +7,8 @@ each purpose sentence carries the :data:`Claim` s it makes ("get in touch with s
 ``reaches-person``), and a sentence is said only where every claim holds on the final plan
 (:func:`holds`); where none of the motif's sentences hold, the opening falls back to the
 services written to (``tasks._instruction._opening``). Claims are read off the plan's tools —
-their kind, operation, service domain and the types they find and take — never a service's
-name, so they hold for compiled services alike.
+their kind, operation, service domain, the types they find and take, the roles of the fields
+they fill — never a service's name, so they hold for compiled services alike.
 
 Example:
     >>> sorted(PURPOSES["notify-affected"][0].claims)
@@ -55,8 +55,9 @@ Claim = Literal["reaches-person", "person-record", "money-found", "money-in-two"
   :func:`~compoworld.tasks._removed.copies_removed` — closing records out is not carrying
   them elsewhere);
 * ``several``: two writes or more (a fan-out, or a write and its follow-up);
-* ``to-owner``: a write is given the person responsible for a record (an owner's, an
-  assignee's value).
+* ``to-owner``: a write hands something to the person responsible for a record: a value
+  found in an owner's or an assignee's field is sent to, or fills an owner's, an
+  assignee's or a recipient's field of the write (not an author's, not a customer's).
 """
 
 
@@ -174,8 +175,8 @@ def holds(claim: Claim, plan: list[Step], env: Environment) -> bool:
             return False
         return any(_operation(env, s) == op for s in writes)
     if claim == "to-owner":
-        return any(src.kind == "step" and _owner(src.path or "")
-                   for s in writes for src in s.sources.values())
+        return any(src.kind == "step" and _owner(src.path or "") and _hands_to(env, s, name)
+                   for s in writes for name, src in s.sources.items())
     if claim == "reaches-person":
         return any(_reaches(env, s) for s in writes)
     return any(_about_person(env, s) for s in writes)
@@ -193,6 +194,13 @@ def _reaches(env: Environment, write: Step) -> bool:
     sends = family(env.tools[write.tool].name, "write") == "send"
     return any(sends or RECIPIENTS.intersection(_words(name))
                for name in _found_people(write))
+
+
+def _hands_to(env: Environment, write: Step, param: str) -> bool:
+    """Whether ``write``'s ``param`` is who it goes to: a send's, or an owner's, an assignee's
+    or a recipient's field."""
+    return (family(env.tools[write.tool].name, "write") == "send" or _owner(param)
+            or bool(RECIPIENTS.intersection(_words(param))))
 
 
 def _about_person(env: Environment, write: Step) -> bool:
