@@ -13,6 +13,7 @@ import random
 from compoworld.service import Change, Environment
 from compoworld.tasks._diff import net_changes
 from compoworld.tasks._model import Step
+from compoworld.tasks._removed import copies_removed
 from compoworld.tasks._roles import may_carry
 
 FANOUT_SHARE = 0.25
@@ -58,7 +59,9 @@ def add_fanout(plan: list[Step], env: Environment, rng: random.Random) -> list[S
                 at = other + count - 1 if other > index else other  # past the first's copies
                 wider = _fanned(made, env, at, source, count)
                 made = wider if wider is not None else made
-        return made
+        if not any(copies_removed(env, made[:i], env.tools[s.tool], s.sources)
+                   for i, s in enumerate(made)):
+            return made  # no item deleted that a later write copies (tasks._removed)
     return None
 
 

@@ -21,6 +21,8 @@ from compoworld.service import SEPARATOR, Param, Tool
 from compoworld.tasks._context import LINK_TYPES, Context, carries, stated, strong
 from compoworld.tasks._model import ArgSource, Selection
 from compoworld.tasks._motifs import operation
+from compoworld.tasks._phrasing import family
+from compoworld.tasks._removed import in_removed, removed_records
 from compoworld.tasks._roles import found_in, may_carry
 from compoworld.tasks._values import user_value
 
@@ -140,6 +142,9 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
               if src.kind != "user" and src.semantic not in (None, "id", "Ref")
               for v in _items(step.arguments[n])}
     told_text = " ".join(str(v) for v in stated_values).casefold()
+    # A record the walk deleted is not copied into a write after (a send may still tell them).
+    gone = removed_records(ctx.work, walk.steps) if tool.kind == "write" and family(
+        tool.name, tool.kind) != "send" else set()
     # Identifying parameters first: a first or last name may then come from the same record
     # as an identifying one (the email), never on its own.
     for param, key in _ordered(tool, service):
@@ -150,6 +155,7 @@ def fill_step(ctx: Context, walk: Walk, name: str, tool: Tool, rng: random.Rando
                   and (k.fact.key[0] != "type" or (k.step, repr(k.fact.value)) not in echoes)
                   and not k.fact.ambiguous and (k.fact.list_size == 1 or k.selection is not None)
                   and (_record_of(k) != anchor or "" in (role, _role(k)) or role == _role(k))
+                  and not (gone and in_removed(walk.steps, gone, k.step, k.fact.path))
                   and may_carry(ctx.work, walk.steps, (k.step, k.fact.path), k.fact.value,
                                 key[1] if key is not None and key[0] == "type" else None,
                                 name, param, tool, origin=_origin(walk, k))]

@@ -74,6 +74,12 @@ PEOPLE = frozenset({"hr", "people", "developer", "productivity", "communication"
 OWNERS = frozenset({"owner", "assignee", "assigned", "agent", "manager", "responsible",
                     "assigned_to", "owner_id", "lead"})
 """Roles (field words) of the person responsible for a record."""
+RECIPIENTS = frozenset({"to", "cc", "bcc", "recipient", "recipients", "attendee", "attendees",
+                        "invitee", "invitees", "participant", "participants", "guest", "guests",
+                        "assignee", "assignees", "assigned", "mention", "mentions", "member",
+                        "members"})
+"""Roles (field words) of whom a write reaches: a message's recipients, an event's attendees,
+whoever a task or a ticket is assigned to, a comment's mentions, a project's members."""
 
 
 @dataclass(frozen=True)

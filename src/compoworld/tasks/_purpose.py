@@ -7,8 +7,8 @@ each purpose sentence carries the :data:`Claim` s it makes ("get in touch with s
 ``reaches-person``), and a sentence is said only where every claim holds on the final plan
 (:func:`holds`); where none of the motif's sentences hold, the opening falls back to the
 services written to (``tasks._instruction._opening``). Claims are read off the plan's tools —
-their kind, operation, service domain and the types they find and take — never a service's
-name, so they hold for compiled services alike.
+their kind, operation, service domain, the types they find and take, the roles of the fields
+they fill — never a service's name, so they hold for compiled services alike.
 
 Example:
     >>> sorted(PURPOSES["notify-affected"][0].claims)
@@ -24,7 +24,10 @@ from typing import Literal
 from compoworld.graph import lists_records
 from compoworld.service import SEPARATOR, Environment
 from compoworld.tasks._model import Step
-from compoworld.tasks._motifs import MONEY, OWNERS, PEOPLE, TALK, MotifName, operation
+from compoworld.tasks._motifs import MONEY, OWNERS, PEOPLE, RECIPIENTS, MotifName, operation
+from compoworld.tasks._phrasing import family
+from compoworld.tasks._removed import copies_removed
+from compoworld.tasks._roles import _words
 from compoworld.tasks._walk import Walk, path_role
 
 Claim = Literal["reaches-person", "person-record", "money-found", "money-in-two",
@@ -32,21 +35,29 @@ Claim = Literal["reaches-person", "person-record", "money-found", "money-in-two"
                 "removes", "several", "to-owner", "money-service"]
 """What a purpose sentence says the plan does:
 
-* ``reaches-person``: a create in a communication, productivity or support service given a
-  person's email, phone or name found by an earlier step (a message, a task, a ticket for them);
-* ``person-record``: a create in an hr, people, developer, productivity or communication
-  service given a person's email, phone or name found by an earlier step (a record, an
-  account, an invitation for them);
+* ``reaches-person``: a write puts a person's email, phone or name found by an earlier step
+  where it reaches them: a send given it (a message, an invitation), or a recipient's, an
+  attendee's, an assignee's or a participant's field (:data:`~compoworld.tasks._motifs.RECIPIENTS`:
+  a task assigned to them, a comment mentioning them). A record *about* them (a customer, an
+  applicant, a contact holding their email) reaches nobody;
+* ``person-record``: a create (not a send) in an hr, people, developer, productivity or
+  communication service that puts a person's email, phone or name found by an earlier step
+  in the record's own fields, not a recipient's nor an owner's (a record, an account for
+  them; an email sent to them sets nobody up);
 * ``money-found`` / ``company-found``: a read finds an amount / a company's name;
 * ``money-in-two``: reads of two services find amounts (figures to set side by side);
 * ``message-found``: a read of a communication service finds an email address and a time (a
   message, an event);
 * ``money-service``: a read or write in a finance, sales or commerce service;
 * ``writes-elsewhere``: a write in another service than the plan's first step;
-* ``creates`` / ``updates`` / ``removes``: a write creates / updates / deletes a record;
+* ``creates`` / ``updates`` / ``removes``: a write creates / updates / deletes a record
+  (``removes``: and no write copies values of a record the plan removed,
+  :func:`~compoworld.tasks._removed.copies_removed` — closing records out is not carrying
+  them elsewhere);
 * ``several``: two writes or more (a fan-out, or a write and its follow-up);
-* ``to-owner``: a write is given the person responsible for a record (an owner's, an
-  assignee's value).
+* ``to-owner``: a write hands something to the person responsible for a record: a value
+  found in an owner's or an assignee's field is sent to, or fills an owner's, an
+  assignee's or a recipient's field of the write (not an author's, not a customer's).
 """
 
 
@@ -159,14 +170,47 @@ def holds(claim: Claim, plan: list[Step], env: Environment) -> bool:
         return bool(plan) and any(_service(s) != _service(plan[0]) for s in writes)
     if claim in ("creates", "updates", "removes"):
         op = {"creates": "create", "updates": "update", "removes": "delete"}[claim]
+        if claim == "removes" and any(copies_removed(env, plan[:i], env.tools[s.tool], s.sources)
+                                      for i, s in enumerate(plan)):
+            return False
         return any(_operation(env, s) == op for s in writes)
     if claim == "to-owner":
-        return any(src.kind == "step" and _owner(src.path or "")
-                   for s in writes for src in s.sources.values())
-    domains = TALK if claim == "reaches-person" else PEOPLE
-    return any(_operation(env, s) == "create" and env.services[_service(s)].domain in domains
-               and any(src.kind == "step" and src.semantic in _PERSON
-                       for src in s.sources.values()) for s in writes)
+        return any(src.kind == "step" and _owner(src.path or "") and _hands_to(env, s, name)
+                   for s in writes for name, src in s.sources.items())
+    if claim == "reaches-person":
+        return any(_reaches(env, s) for s in writes)
+    return any(_about_person(env, s) for s in writes)
+
+
+def _found_people(step: Step) -> list[str]:
+    """The parameters of ``step`` given a person's email, phone or name an earlier step found."""
+    return [name for name, src in step.sources.items()
+            if src.kind in ("step", "rule") and src.semantic in _PERSON]
+
+
+def _reaches(env: Environment, write: Step) -> bool:
+    """Whether ``write`` reaches a person found earlier: a send given their value, or their
+    value in a recipient's, an attendee's, an assignee's or a participant's field."""
+    sends = family(env.tools[write.tool].name, "write") == "send"
+    return any(sends or RECIPIENTS.intersection(_words(name))
+               for name in _found_people(write))
+
+
+def _hands_to(env: Environment, write: Step, param: str) -> bool:
+    """Whether ``write``'s ``param`` is who it goes to: a send's, or an owner's, an assignee's
+    or a recipient's field."""
+    return (family(env.tools[write.tool].name, "write") == "send" or _owner(param)
+            or bool(RECIPIENTS.intersection(_words(param))))
+
+
+def _about_person(env: Environment, write: Step) -> bool:
+    """Whether ``write`` creates a record for a person found earlier, in a service where
+    people get records and accounts: their value in the record's own fields."""
+    if (_operation(env, write) != "create" or family(env.tools[write.tool].name, "write") == "send"
+            or env.services[_service(write)].domain not in PEOPLE):
+        return False
+    return any(not RECIPIENTS.intersection(_words(name)) and not _owner(name)
+               for name in _found_people(write))
 
 
 def _owner(path: str) -> bool:

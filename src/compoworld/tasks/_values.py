@@ -17,7 +17,7 @@ from compoworld.service import Param, Tool
 from compoworld.tasks._context import Context
 from compoworld.tasks._model import ArgSource, Selection
 from compoworld.tasks._motifs import operation
-from compoworld.tasks._roles import entity_of, may_state
+from compoworld.tasks._roles import PERSON_TYPES, entity_of, may_state
 from compoworld.types import get_type, text_role
 
 _TEXT_HINTS = {"subject": "Quarterly review", "title": "Follow-up meeting", "name": "Launch team",
@@ -114,12 +114,26 @@ def unfiltered_list(name: str, tool: Tool, sources: dict[str, ArgSource]) -> boo
             and operation(name, "read", lists_records(tool.output_schema)) == "list")
 
 
-def singles_out(fact: Fact, selection: Selection | None, output: Any, unfiltered: bool) -> bool:
+def unidentified_record(name: str, tool: Tool, sources: dict[str, ArgSource]) -> bool:
+    """Whether read ``name`` is a get nothing narrows (no argument): it answers with the one
+    record of the caller's own account ("fetch user info", "get authenticated user"). A person
+    would call it "my account" — but the seeded world gives it someone else's name and email,
+    so no honest phrase names the person it holds (:func:`singles_out`)."""
+    return (tool.kind == "read" and not sources
+            and operation(name, "read", lists_records(tool.output_schema)) == "get")
+
+
+def singles_out(fact: Fact, selection: Selection | None, output: Any, unfiltered: bool,
+                unidentified: bool = False) -> bool:
     """Whether the request can say which record ``fact`` of an answer is about: any record of
     a filtered list or of a get; of a list nothing narrows (``unfiltered``), only an item of
     its list of records that a ranking (``selection``) singles out — not the one record
     such a list answered with ("the lead in the CRM": one of many to the reader), nor the
-    lone item of a list of one without a ranking."""
+    lone item of a list of one without a ranking; of a get with no argument
+    (``unidentified``, :func:`unidentified_record`), no person's email, phone or name ("the
+    email address of the user info": whose?)."""
+    if unidentified and fact.key[0] == "type" and fact.key[1] in PERSON_TYPES:
+        return False
     if not unfiltered:
         return True
     listed = isinstance(output, list) or (isinstance(output, dict)

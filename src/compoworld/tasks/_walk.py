@@ -37,8 +37,9 @@ from compoworld.tasks._motifs import (
     journal_operations,
     without_last,
 )
+from compoworld.tasks._removed import copies_removed
 from compoworld.tasks._roles import misuses_user, renames_person
-from compoworld.tasks._values import selections, singles_out, unfiltered_list
+from compoworld.tasks._values import selections, singles_out, unfiltered_list, unidentified_record
 from compoworld.tasks._write_purpose import purposeful
 
 
@@ -210,7 +211,7 @@ OUTCOMES = {
     "needs": "it needs an id no earlier answer holds (a start has none)",
     "fill": "its required inputs cannot be supplied",
     "stage": "what it was given fits no stage of the motif",
-    "purpose": "a write whose purpose cannot be stated (tasks._write_purpose)",
+    "purpose": "a write with no purpose to state (tasks._write_purpose, tasks._removed)",
     "call": "the call failed on the seeded world",
     "no-op": "a write that changed nothing, or not what its stage says",
     "role": "it misused the user's account or undid an earlier change",
@@ -443,8 +444,9 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     arguments, sources = filled
     if need_source and all(s.kind == "user" for s in sources.values()):
         return refuse("stage")  # every step after the first depends on an earlier answer
-    if tool.kind == "write" and not purposeful(tool, definition.domain, arguments, sources):
-        return refuse("purpose")  # nothing the request could say it is for
+    if tool.kind == "write" and (not purposeful(tool, definition.domain, arguments, sources)
+                                 or copies_removed(env, walk_.steps, tool, sources)):
+        return refuse("purpose")  # nothing the request could say it is for, or a deleted record's
     stage = _fitting(walk_, stages, sources)
     if stages is not None and stage is None:
         return refuse("stage")  # it fits no stage of the motif
@@ -482,6 +484,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     lists: dict[str, dict[int, list[Selection]]] = {}
     chosen: dict[tuple[str, int], Selection | None] = {}  # one selection per item
     unfiltered = unfiltered_list(name, tool, sources)  # its one item too needs a ranking
+    nobody = unidentified_record(name, tool, sources)  # "the user info": whose, it cannot say
     for fact in extract_facts(tool.output_schema, envelope["data"], service):
         selection = None
         if (fact.list_size > 1 or unfiltered) and fact.list_path is not None and \
@@ -493,7 +496,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
                 options = lists[fact.list_path].get(fact.index)
                 chosen[item] = rng.choice(options) if options else None
             selection = chosen[item]
-        if not singles_out(fact, selection, envelope["data"], unfiltered):
+        if not singles_out(fact, selection, envelope["data"], unfiltered, nobody):
             continue  # "the lead in the CRM": which one, the request cannot say
         known = Known(fact, index, service, selection)
         walk_.known.append(known)
