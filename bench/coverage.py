@@ -71,7 +71,7 @@ def cause(ctx: Context, target: str, trace: list[tuple[str, str]], walked: set[s
           planned: set[str]) -> str:
     """Why the attempt's aimed service (``target``'s) did or did not end up in its plan:
     ``in-plan``; ``pruned`` (walked, not planned); else, from what became of the aimed
-    service's own starts (``trace``, :data:`compoworld.tasks._walk.OUTCOMES`): ``no-start``
+    service's own starts (``trace``, :data:`compoworld.tasks._walk_outcomes.OUTCOMES`): ``no-start``
     (it has none), ``not-tried`` (none considered: the walk was kept, or gave up, first),
     ``start-motif`` (the motif's first stage admits none), ``start-<reason>`` (the last one
     admitted failed, no call of it taken), or ``<outcome>`` of the last one called; then

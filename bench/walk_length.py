@@ -9,7 +9,7 @@ full (``generate_task``, every gate). Per attempt, the first place the steps wer
 
 * ``no-walk``: no walk was kept (no start led to a complete motif across two services);
 * ``walk:<why>``: the walk stopped with fewer kept steps than drawn (``Walk.stopped``, keys of
-  ``tasks._walk.STOPS``: no candidate fitted the motif's next stage, every candidate was
+  ``tasks._walk_outcomes.STOPS``: no candidate fitted the motif's next stage, every candidate was
   refused, no further piece of work opened...);
 * ``pruned``: the walk kept its length, its plan lost steps (a last read with nothing to tell);
 * ``scenario``: the plan kept its length, the task's plan is shorter (a trap or a condition

@@ -27,7 +27,8 @@ from compoworld.tasks._motifs import (
     without_last,
 )
 from compoworld.tasks._purpose import PURPOSES, holds
-from compoworld.tasks._walk import OUTCOMES, STOPS, Walk, _kept, path_role, walk
+from compoworld.tasks._walk import Walk, _kept, path_role, walk
+from compoworld.tasks._walk_outcomes import OUTCOMES, STOPS
 from compoworld.types import derive_seed
 
 HAND_WRITTEN = {"calendar", "contacts", "crm", "helpdesk", "mail", "payments", "tasks"}

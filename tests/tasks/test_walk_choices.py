@@ -13,7 +13,8 @@ from compoworld.tasks._generate import _prune
 from compoworld.tasks._model import ArgSource, Step
 from compoworld.tasks._motifs import MOTIFS
 from compoworld.tasks._purpose import PURPOSES, holds, purpose_sentence
-from compoworld.tasks._walk import OUTCOMES, _kept, _truncate, walk
+from compoworld.tasks._walk import _kept, _truncate, walk
+from compoworld.tasks._walk_outcomes import OUTCOMES
 from compoworld.types import derive_seed
 
 

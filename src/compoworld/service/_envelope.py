@@ -3,8 +3,11 @@ of a call whose tool broke."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
+
+from compoworld.errors import closest
 
 ErrorCode = Literal[400, 404, 409, 422, 500]
 
@@ -46,3 +49,15 @@ class ToolFailure:
 
 def qualified_name(service: str, tool: str) -> str:
     return f"{service}{SEPARATOR}{tool}"
+
+
+def unknown_tool(name: object, tools: Iterable[str], services: Iterable[str]) -> str:
+    """The 404 message for a call to a tool no mounted service has: the closest names, and
+    what is mounted."""
+    tools = list(tools)
+    message = f"unknown tool {name!r}"
+    suggestions = closest(str(name), tools) if isinstance(name, str) else []
+    if suggestions:
+        message += "; did you mean " + " or ".join(map(repr, suggestions)) + "?"
+    return message + f" ({len(tools)} tools mounted, from services " + ", ".join(
+        map(repr, services)) + ")"

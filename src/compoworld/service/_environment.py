@@ -13,24 +13,25 @@ import sqlite3
 import traceback
 from collections.abc import Mapping, Sequence
 from datetime import date
-from functools import lru_cache
 from typing import Any
 
-from compoworld.errors import NotFound, ToolError, UserError, closest
+from compoworld.errors import NotFound, ToolError, UserError
 from compoworld.service._connection import _connect, _load, _without
 from compoworld.service._db import SEQUENCE_TABLE, VERSION_TABLE, Change, Db, RecentRow
-from compoworld.service._envelope import SEPARATOR, Envelope, ToolFailure, fail, ok, qualified_name
+from compoworld.service._envelope import (
+    SEPARATOR,
+    Envelope,
+    ToolFailure,
+    fail,
+    ok,
+    qualified_name,
+    unknown_tool,
+)
 from compoworld.service._image import create_tables, fill
 from compoworld.service._service import Service
 from compoworld.service._simulation import SIMULATED_HISTORY, SimulatedCall, Simulator
 from compoworld.service._tool import Tool
-from compoworld.types import DEFAULT_TODAY, Pool
-
-
-@lru_cache(maxsize=16)
-def _shared_pool(seed: int, today: date) -> Pool:
-    """One pool per (seed, today): worlds of the same seed share their people (~60 ms saved)."""
-    return Pool(seed, today=today)
+from compoworld.types import DEFAULT_TODAY, Pool, shared_pool
 
 
 class Environment:
@@ -67,7 +68,7 @@ class Environment:
         if missing:
             raise UserError(f"no seeded image given for {', '.join(map(repr, missing))}")
         self.seed = seed
-        self.pool = pool or _shared_pool(seed, today or DEFAULT_TODAY)
+        self.pool = pool or shared_pool(seed, today or DEFAULT_TODAY)
         self.today = today or self.pool.today
         self.services: dict[str, Service] = {s.name: s for s in services}
         self.tools: dict[str, Tool] = {
@@ -397,7 +398,7 @@ class Environment:
         """
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
-            return fail(404, self._unknown_tool(name))
+            return fail(404, unknown_tool(name, self.tools, self.services))
         try:
             args = tool.check_arguments(arguments)
         except ToolError as error:
@@ -493,13 +494,3 @@ class Environment:
         self._conn.execute("ROLLBACK TO call")
         self._call_savepoint = self._conn.total_changes
         del self._journal[self._mark:]
-
-    def _unknown_tool(self, name: object) -> str:
-        message = f"unknown tool {name!r}"
-        suggestions = closest(str(name), self.tools) if isinstance(name, str) else []
-        if suggestions:
-            message += "; did you mean " + " or ".join(map(repr, suggestions)) + "?"
-        return message + f" ({len(self.tools)} tools mounted, from services " + ", ".join(
-            map(repr, self.services)
-        ) + ")"
-

@@ -67,13 +67,13 @@ class Walk:
     dropped: set[str] = field(default_factory=set)
     """Motifs of pieces the walk started, could not finish and undid."""
     stopped: str = ""
-    """Why the walk took no more steps (a key of :data:`STOPS`; set by :func:`_extend`)."""
+    """Why the walk took no more steps (a key of ``_walk_outcomes.STOPS``; set by :func:`_extend`)."""
     refusals: dict[str, int] = field(default_factory=dict)
     origins: dict[tuple[int, str], tuple[str, str]] = field(default_factory=dict)
     """Where the value a step found at a path was first found (``tasks._roles.found_in``, which
     reads that step and earlier ones only): kept while the step is."""
     """At the last step the walk could not take: how many candidates each reason refused
-    (keys of :data:`OUTCOMES`)."""
+    (keys of ``_walk_outcomes.OUTCOMES``)."""
 
     def stage_count(self) -> tuple[int, int]:
         """The current stage's index and how many steps in a row fit it (-1, 0: none yet)."""
@@ -163,7 +163,7 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
     The walk goes past ``length`` while its motif's required stages are not all done, and
     stops short of it when no step fits the motif's next stages. ``motif`` fixes the motif
     (default: drawn with ``rng``). ``trace``, where given, gets what became of each start
-    considered, in order (``(tool, outcome)``, :data:`OUTCOMES`); it changes no draw.
+    considered, in order (``(tool, outcome)``, ``_walk_outcomes.OUTCOMES``); it changes no draw.
     """
     target = draw_target(ctx, rng)
     if motif is None:
@@ -206,39 +206,8 @@ def walk(ctx: Context, rng: random.Random, fake: Faker, length: int,
 _RESTARTS = 4
 """Starts a walk tries before it gives up (each after one that could not leave its service)."""
 
-OUTCOMES = {
-    "motif": "the motif's first stage does not admit it",
-    "needs": "it needs an id no earlier answer holds (a start has none)",
-    "fill": "its required inputs cannot be supplied",
-    "stage": "what it was given fits no stage of the motif",
-    "purpose": "a write with no purpose to state (tasks._write_purpose, tasks._removed)",
-    "call": "the call failed on the seeded world",
-    "no-op": "a write that changed nothing, or not what its stage says",
-    "role": "it misused the user's account or undid an earlier change",
-    "alone": "called, but no second step was taken from it",
-    "one-service": "steps taken, all in its service",
-    "incomplete": "left its service, but the motif's required stages not done",
-    "broken": "a replay of the walk diverged",
-    "kept": "the walk from it was kept",
-}
-"""What became of a start a walk considered (``walk(trace=...)``), by key."""
-
-STOPS = {
-    "length": "its plan keeps the drawn length (and it has left its first service)",
-    "spare": "it took every spare step past its length",
-    "broken": "a replay of the walk diverged",
-    "unfinished": "its piece of work is not done, and no other may replace it",
-    "max-pieces": "its pieces of work done, and it follows the most a walk may",
-    "no-piece-opens": "its pieces of work done, and no motif's first stage fits a step it "
-                      "can take",
-}
-"""Why a walk stopped (``Walk.stopped``). ``no-candidate/<why>``: no tool fits the motif's
-next stages; ``refused/<why>``: some do, and every one failed (``Walk.refusals``); then, with
-``<why>`` one of these, why no more piece of work was taken up instead."""
-
-
 def _outcome(walk_: Walk) -> str:
-    """What became of a walk extended from a start (a key of :data:`OUTCOMES`)."""
+    """What became of a walk extended from a start (a key of ``_walk_outcomes.OUTCOMES``)."""
     if walk_.broken:
         return "broken"
     if len(walk_.steps) < 2:
@@ -421,7 +390,7 @@ def _try_step(ctx: Context, walk_: Walk, name: str, rng: random.Random, fake: Fa
     """Fill, call and record ``name`` as the walk's next step, if it fits one of the motif's
     ``stages`` (indexes; None: no motif, any step) and changes what it should; else leave the
     work environment as it was and return False (and append to ``why``, where given, the
-    reason: a key of :data:`OUTCOMES`)."""
+    reason: a key of ``_walk_outcomes.OUTCOMES``)."""
     def refuse(reason: str) -> bool:
         if why is not None:
             why.append(reason)

@@ -23,6 +23,7 @@ from compoworld.types._pool import (
     Pool,
     derive_seed,
     person_fact,
+    shared_pool,
 )
 from compoworld.types._semantic import (
     Ref,
@@ -98,6 +99,7 @@ __all__ = [
     "register_type",
     "semantic_type_of",
     "semantic_types",
+    "shared_pool",
     "text_role",
 ]
 

@@ -13,6 +13,7 @@ import random
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from faker import Faker
@@ -253,3 +254,10 @@ class Pool:
             ),
             birthday=fake.date_between_dates(date(1960, 1, 1), date(2003, 12, 31)),
         )
+
+
+@lru_cache(maxsize=16)
+def shared_pool(seed: int, today: date = DEFAULT_TODAY) -> Pool:
+    """One :class:`Pool` per (seed, today), shared: worlds of the same seed share their people
+    (building a pool costs ~60 ms). A pool is not changed once built, so sharing is safe."""
+    return Pool(seed, today=today)
