@@ -84,6 +84,12 @@ def test_a_checkable_trap_is_checked_with_a_real_read_before_the_create(many):
         assert score_trajectory(task, trajectory).score == 1.0, task.id
 
 
+def _check_key(task: Task) -> tuple[str, int, int, str]:
+    """The key ``tasks._trap_check.trap_check`` keeps trap 0's check of ``task`` under (other
+    tests' tasks may share its id: same seed, other settings)."""
+    return (task.id, task.seed, 0, orjson.dumps(task.scenario.traps[0].model_dump()).decode())
+
+
 def _without_the_plant(task: Task) -> Task:
     """``task`` in a world where the trap's record is not planted (the check is the same read)."""
     from compoworld.tasks import _trap_check
@@ -92,8 +98,7 @@ def _without_the_plant(task: Task) -> Task:
     check = trap_check(task, 0)
     empty = task.model_copy(update={"scenario": task.scenario.model_copy(update={"planted": [
         p for p in task.scenario.planted if (p.service, p.entity) != (service, entity)]})})
-    key = next(k for k in _trap_check._FOUND if k[0] == task.id and k[2] == 0)
-    _trap_check._FOUND[(empty.id, empty.seed, 0, key[3])] = check
+    _trap_check._FOUND[_check_key(empty)] = check
     return empty
 
 
@@ -116,9 +121,8 @@ def test_an_uncheckable_trap_is_said_so(many):
     # may hold one no read shows: the same task with its check taken away stands for it.
     checked = next(t for t in many if _checkable_idempotency(t))
     from compoworld.tasks import _trap_check
-    key = next(k for k in _trap_check._FOUND if k[0] == checked.id and k[2] == 0)
     task = checked.model_copy(update={"id": checked.id + "-unchecked"})
-    _trap_check._FOUND[(task.id, task.seed, 0, key[3])] = None
+    _trap_check._FOUND[_check_key(task)] = None
     trajectory = _run(task)
     assert not any(c.call_id.startswith(("call_check", "call_trap")) for c in trajectory.calls)
     reasoning = " ".join(m["reasoning_content"] for m in trajectory.messages

@@ -33,9 +33,10 @@ OWN_SERVICES = ("calendar", "mail", "crm", "tasks", "payments", "contacts", "hel
 """The hand-written services: those whose business rules refuse a call (unique values)."""
 
 
-def _found(settings: GenerationSettings, has: object, limit: int = 400, start: int = 0) -> Task:
+def _found(settings: GenerationSettings, has: object, limit: int = 400, start: int = 0,
+           seed: int = 0) -> Task:
     for attempt in range(start, limit):
-        task = generate_task(0, attempt, settings)
+        task = generate_task(seed, attempt, settings)
         if isinstance(task, Task) and has(task):  # type: ignore[operator]
             return task
     raise AssertionError(f"no task with the structure in {limit} attempts")
@@ -174,7 +175,9 @@ def _first_planted(task: Task) -> bool:
 
 
 def test_a_trap_record_is_planted_where_the_agents_read_shows_it() -> None:
-    task = _found(GenerationSettings(), _first_planted, start=700, limit=900)  # seed 0: 742
+    # A rare structure (about 1 task in 1,000: seed 0 has none in its first 1,000 tasks, seed 2
+    # has t2-000084 and t2-001635): the window is where one is.
+    task = _found(GenerationSettings(), _first_planted, start=60, limit=200, seed=2)
     assert task.scenario is not None
     k = next(i for i, t in enumerate(task.scenario.traps) if t.kind == "idempotency")
     trap = task.scenario.traps[k]

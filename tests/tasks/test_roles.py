@@ -126,3 +126,21 @@ def test_the_audit_finds_what_the_rule_refuses() -> None:
     result = audit(task, env.pool, tools)
     assert any(line.startswith("staff as applicant: step 1") for line in result.leaks), result
     assert result.copies == [f"{email!r} into 3 services"]
+
+
+def test_a_choice_by_two_criteria_never_picks_someone_of_another_role() -> None:
+    # Attempts 236 and 250 of seed 0 once chose "the youngest contact among those whose first
+    # name is ...", an outside person, as a project's owner: the walk had checked its own pick,
+    # the choice by two criteria picked another item unchecked. Now a choice whose writes leak
+    # a role is not made (tasks._tradeoff._leaks_roles).
+    from datetime import date
+
+    from compoworld.catalog import load_service
+    from compoworld.tasks._role_audit import audit
+    from compoworld.types import Pool
+
+    for attempt in (236, 250):
+        (task,) = generate_tasks(1, seed=0, start_attempt=attempt, max_attempts=1)
+        tools = {f"{s}__{n}": t for s in task.involved for n, t in load_service(s).tools.items()}
+        found = audit(task, Pool(task.seed, today=date.fromisoformat(task.today)), tools)
+        assert task.id == f"t0-{attempt:06d}" and not found.leaks, (task.id, found.leaks)

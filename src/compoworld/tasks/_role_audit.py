@@ -68,11 +68,19 @@ def audit(task: Task, pool: Pool, tools: dict[str, Tool]) -> RoleAudit:
         >>> isinstance(audit(task, Pool(task.seed), tools).leaks, list)
         True
     """
+    return audit_writes(_writes(task), task.plan, pool, tools)
+
+
+def audit_writes(writes: list[Step], plan: list[Step], pool: Pool,
+                 tools: dict[str, Tool]) -> RoleAudit:
+    """:func:`audit` of ``writes`` (the plan's, and any trap's or condition's write the request
+    asks for), whose found values are followed back through ``plan``: what generation checks a
+    plan it changed after the walk with (a choice by two criteria picks another item)."""
     found = RoleAudit()
     user = pool.user
     mine = {user.email.casefold(), user.phone.casefold(), user.name.casefold()}
     written: dict[str, set[str]] = {}
-    for i, step in enumerate(_writes(task)):
+    for i, step in enumerate(writes):
         tool = tools[step.tool]
         if tool.kind != "write":
             continue
@@ -84,8 +92,8 @@ def audit(task: Task, pool: Pool, tools: dict[str, Tool]) -> RoleAudit:
             target = (name, entity_of(tool.name))
             for value in _items(step.arguments.get(name)):
                 if source.kind in ("step", "rule") and source.step is not None:
-                    if source.step < len(task.plan):
-                        origin = found_in(task.plan, source.step, source.path or "", value)
+                    if source.step < len(plan):
+                        origin = found_in(plan, source.step, source.path or "", value)
                         why = crosses_roles(pool, value, origin, semantic, target)
                         if why is not None:
                             found.leaks.append(f"{why}: step {i} {step.tool}.{name}")

@@ -25,6 +25,7 @@ from compoworld.service import Change, Environment
 from compoworld.tasks._check import score
 from compoworld.tasks._following import resolve, run_following
 from compoworld.tasks._model import Among, ArgSource, Criterion, Selection, Step
+from compoworld.tasks._role_audit import audit_writes
 from compoworld.tasks._rubric import knowing, plan_values
 
 TRADEOFF_SHARE = 0.25
@@ -199,14 +200,24 @@ def trade(plan: list[Step], changes: list[list[Change]], answers: list[Criterion
         nonlocal tried
         tried = True
         ran = run_following(work(), traded)
-        reread = reread_answers(answers, plan, ran[0], step) if ran else None
-        return None if ran is None or reread is None else (*ran, reread)
+        if ran is None or _leaks_roles(ran[0], env):
+            return None  # the item both criteria pick is no one these writes may be about
+        reread = reread_answers(answers, plan, ran[0], step)
+        return None if reread is None else (*ran, reread)
 
     made = add_tradeoff(plan, env, rng, follow)
     if made is not None or not tried:
         return made or (plan, changes, answers)
     ran = run_following(work(), plan)  # the work environment holds the last choice tried
     return None if ran is None else (*ran, answers)
+
+
+def _leaks_roles(plan: list[Step], env: Environment) -> bool:
+    """Whether a write of ``plan`` puts a person's value in a field of another role: the walk
+    checked its own pick (``tasks._roles.may_carry``), and the item both criteria pick may be
+    someone else (a customer where the walk's pick was a colleague)."""
+    writes = [s for s in plan if env.tools[s.tool].kind == "write"]
+    return bool(audit_writes(writes, plan, env.pool, env.tools).leaks)
 
 
 def _shows(plan: list[Step], traded: list[Step], step: int, both: Selection,
