@@ -329,19 +329,21 @@ class Db:
         return record
 
     @contextmanager
-    def trial(self) -> Iterator[None]:
-        """A dry run: whatever the block writes is undone when it ends, raise or not — the
-        records, the service's version and the journal are as before; what the block computed
-        (the answer the call would have given) is the caller's to keep."""
+    def dry_run(self) -> Iterator[None]:
+        """A dry run inside one call (a tool's ``dry_run`` parameter): whatever the block writes
+        is undone when it ends, raise or not — the records, the service's version and the
+        journal are as before; what the block computed (the answer the call would have given)
+        is the caller's to keep. (Across calls, ``service.trial`` does this for a whole
+        environment.)"""
         mark = len(self._journal) if self._journal is not None else 0
         self._recent.forget()
-        self._cursor.execute("SAVEPOINT trial")
+        self._cursor.execute("SAVEPOINT dry_run")
         try:
             yield
         finally:
             self._recent.forget()
-            self._cursor.execute("ROLLBACK TO trial")
-            self._cursor.execute("RELEASE trial")
+            self._cursor.execute("ROLLBACK TO dry_run")
+            self._cursor.execute("RELEASE dry_run")
             if self._journal is not None:
                 del self._journal[mark:]
 

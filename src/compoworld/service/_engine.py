@@ -207,7 +207,7 @@ class _ToolBuilder:
         def run(db: Db, **args: Any) -> Any:
             if not any([bool(args.pop(name, False)) for name in flags]):
                 return fn(db, **args)
-            with db.trial():
+            with db.dry_run():
                 return fn(db, **args)
 
         return run
